@@ -1,0 +1,48 @@
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Cause, Console, Effect, Exit, Layer, Runtime } from "effect"
+import { Command } from "effect/cli"
+import * as Http from "../api/Http.ts"
+import * as DemoCatalog from "../catalog/DemoCatalog.ts"
+import { Health } from "../platform/Health.ts"
+import * as Logging from "../platform/Logging.ts"
+import * as Migrations from "../platform/Migrations.ts"
+import * as Stores from "../platform/Stores.ts"
+import { version } from "../platform/Version.ts"
+
+const start = Command.make(
+  "start",
+  {},
+  Effect.fn(function*() {
+    yield* Migrations.migrateAll()
+    const added = yield* DemoCatalog.seed()
+    if (added > 0) yield* Effect.logInfo("loaded the demo catalog").pipe(Effect.annotateLogs({ sources: added }))
+    return yield* Layer.launch(Http.serverLayer.pipe(Layer.provide(Health.layer(version))))
+  }, Effect.provide(Stores.layer))
+).pipe(Command.withDescription(
+  "Run everything in one process: stores (embedded unless DATABASE_URL, REDIS_URL, CLICKHOUSE_URL are set), " +
+    "migrations, the demo catalog and the HTTP server on PORT"
+))
+
+const migrate = Command.make(
+  "migrate",
+  {},
+  Effect.fn(function*() {
+    const applied = yield* Migrations.migrateAll()
+    yield* Console.log(JSON.stringify(applied))
+  }, Effect.provide(Stores.layer))
+).pipe(Command.withDescription("Apply pending PostgreSQL and ClickHouse migrations, print what was applied, and exit"))
+
+const statusgrid = Command.make("statusgrid").pipe(
+  Command.withDescription("statusgrid: whether the services you depend on are up"),
+  Command.withSubcommands([start, migrate])
+)
+
+/** A stop by SIGTERM/SIGINT is the normal end of a service: exit 0, not 130. */
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+
+statusgrid.pipe(
+  Command.run({ version }),
+  Effect.provide(Layer.mergeAll(NodeServices.layer, Logging.layer)),
+  NodeRuntime.runMain({ teardown })
+)

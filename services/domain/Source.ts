@@ -1,0 +1,43 @@
+import { Schema } from "effect"
+import { SourceStatus } from "./Status.ts"
+
+/** Check classes and their poll intervals (spec: What the service does, 4). */
+export const CheckClass = Schema.Literals(["critical", "high", "standard", "low"])
+export type CheckClass = typeof CheckClass.Type
+
+export const checkClassIntervalSeconds: Record<CheckClass, number> = {
+  critical: 30,
+  high: 60,
+  standard: 300,
+  low: 900
+}
+
+export const SourceKind = Schema.Literals(["catalog", "url", "manual"])
+export type SourceKind = typeof SourceKind.Type
+
+/** The spec's six categories; the id is the API's `category` value. */
+export const CategoryId = Schema.Literals(["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"])
+export type CategoryId = typeof CategoryId.Type
+
+/** A source key: lower-case letters, digits and inner hyphens, at most 128 characters. */
+export const SourceKey = Schema.String.pipe(
+  Schema.check(Schema.isPattern(/^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$/, {
+    message: "a source key is 1-128 lower-case letters, digits or inner hyphens"
+  })),
+  Schema.brand("SourceKey")
+)
+export type SourceKey = typeof SourceKey.Type
+
+/** Turns a display name into a key candidate: "Circle CI" -> "circle-ci". */
+export const keyFromName = (name: string): string =>
+  name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/&/g, " and ")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 128)
+    .replace(/-+$/g, "") || "source"
+
+export { SourceStatus }

@@ -1,0 +1,176 @@
+import { Effect, Layer, PubSub, Stream } from "effect"
+import { Bus, type StreamEntry } from "../Bus.ts"
+
+interface Group {
+  lastDelivered: string
+  /** id -> consumer, in delivery order */
+  readonly pending: Map<string, string>
+}
+
+interface EventStream {
+  readonly entries: Array<StreamEntry>
+  readonly groups: Map<string, Group>
+  lastMs: number
+  lastSeq: number
+  readonly waiters: Set<() => void>
+}
+
+/** Redis stream ids compare by (ms, seq). */
+export const compareIds = (a: string, b: string): number => {
+  const [am = 0, as = 0] = a.split("-").map(Number)
+  const [bm = 0, bs = 0] = b.split("-").map(Number)
+  return am === bm ? as - bs : am - bm
+}
+
+/**
+ * The bus in process memory, for the single-process embedded default. Same
+ * semantics as Redis for the operations statusgrid uses; nothing survives a
+ * restart, which is acceptable because the current state is rebuilt by the
+ * pollers and PostgreSQL holds what must persist.
+ */
+export const layer = Layer.sync(
+  Bus,
+  () => {
+    const hashes = new Map<string, Map<string, string>>()
+    const channels = new Map<string, PubSub.PubSub<string>>()
+    const subscribers = new Map<string, number>()
+    const streams = new Map<string, EventStream>()
+
+    const channel = (name: string) =>
+      Effect.gen(function*() {
+        const existing = channels.get(name)
+        if (existing) return existing
+        const created = yield* PubSub.unbounded<string>()
+        channels.set(name, created)
+        return created
+      })
+
+    const stream = (name: string): EventStream => {
+      let s = streams.get(name)
+      if (!s) {
+        s = { entries: [], groups: new Map(), lastMs: 0, lastSeq: 0, waiters: new Set() }
+        streams.set(name, s)
+      }
+      return s
+    }
+
+    const deliver = (s: EventStream, group: Group, consumer: string, count: number): Array<StreamEntry> => {
+      const out: Array<StreamEntry> = []
+      for (const entry of s.entries) {
+        if (out.length >= count) break
+        if (compareIds(entry.id, group.lastDelivered) <= 0) continue
+        out.push(entry)
+        group.pending.set(entry.id, consumer)
+        group.lastDelivered = entry.id
+      }
+      return out
+    }
+
+    const waitForEntry = (s: EventStream, ms: number) =>
+      Effect.callback<void>((resume) => {
+        const wake = () => resume(Effect.void)
+        s.waiters.add(wake)
+        const timer = setTimeout(wake, ms)
+        return Effect.sync(() => {
+          clearTimeout(timer)
+          s.waiters.delete(wake)
+        })
+      })
+
+    return Bus.of({
+      kind: "memory",
+      target: "in-process",
+      hset: (key, fields) =>
+        Effect.sync(() => {
+          let h = hashes.get(key)
+          if (!h) hashes.set(key, (h = new Map()))
+          for (const [k, v] of Object.entries(fields)) h.set(k, v)
+        }),
+      hgetall: (key) => Effect.sync(() => Object.fromEntries(hashes.get(key) ?? [])),
+      hdel: (key, fields) =>
+        Effect.sync(() => {
+          const h = hashes.get(key)
+          if (!h) return
+          for (const f of fields) h.delete(f)
+          if (h.size === 0) hashes.delete(key)
+        }),
+      del: (keys) =>
+        Effect.sync(() => {
+          for (const k of keys) {
+            hashes.delete(k)
+            streams.delete(k)
+          }
+        }),
+      publish: (name, message) =>
+        Effect.gen(function*() {
+          const receivers = subscribers.get(name) ?? 0
+          if (receivers > 0) yield* PubSub.publish(yield* channel(name), message)
+          return receivers
+        }),
+      subscribe: (name) =>
+        Effect.gen(function*() {
+          const subscription = yield* PubSub.subscribe(yield* channel(name))
+          yield* Effect.acquireRelease(
+            Effect.sync(() => subscribers.set(name, (subscribers.get(name) ?? 0) + 1)),
+            () => Effect.sync(() => subscribers.set(name, (subscribers.get(name) ?? 1) - 1))
+          )
+          return Stream.fromSubscription(subscription)
+        }),
+      xadd: (name, fields, maxLen) =>
+        Effect.sync(() => {
+          const s = stream(name)
+          const now = Date.now()
+          if (now > s.lastMs) {
+            s.lastMs = now
+            s.lastSeq = 0
+          } else {
+            s.lastSeq++
+          }
+          const id = `${s.lastMs}-${s.lastSeq}`
+          s.entries.push({ id, fields: { ...fields } })
+          if (maxLen !== undefined && s.entries.length > maxLen) s.entries.splice(0, s.entries.length - maxLen)
+          for (const wake of s.waiters) wake()
+          return id
+        }),
+      xgroupCreate: (name, groupName, from) =>
+        Effect.sync(() => {
+          const s = stream(name)
+          if (s.groups.has(groupName)) return
+          const last = s.entries.at(-1)
+          s.groups.set(groupName, { lastDelivered: from === "$" && last ? last.id : "0-0", pending: new Map() })
+        }),
+      xreadgroup: (name, groupName, consumer, options) =>
+        Effect.gen(function*() {
+          const s = stream(name)
+          const group = s.groups.get(groupName)
+          if (!group) {
+            return yield* Effect.die(new Error(`NOGROUP No such key '${name}' or consumer group '${groupName}'`))
+          }
+          if (options.pending) {
+            const byId = new Map(s.entries.map((e) => [e.id, e]))
+            const out: Array<StreamEntry> = []
+            for (const [id, owner] of group.pending) {
+              if (out.length >= options.count) break
+              if (owner !== consumer) continue
+              out.push(byId.get(id) ?? { id, fields: {} })
+            }
+            return out
+          }
+          const ready = deliver(s, group, consumer, options.count)
+          if (ready.length > 0 || options.blockMs <= 0) return ready
+          yield* waitForEntry(s, options.blockMs)
+          return deliver(s, group, consumer, options.count)
+        }),
+      xack: (name, groupName, ids) =>
+        Effect.sync(() => {
+          const group = streams.get(name)?.groups.get(groupName)
+          if (!group) return 0
+          let n = 0
+          for (const id of ids) if (group.pending.delete(id)) n++
+          return n
+        }),
+      xlen: (name) => Effect.sync(() => streams.get(name)?.entries.length ?? 0),
+      ping: Effect.void
+    })
+  }
+)

@@ -1,0 +1,103 @@
+import { Effect, Layer, Queue, Semaphore, Stream } from "effect"
+import { Redis } from "ioredis"
+import { Bus, BusError, type StreamEntry } from "../Bus.ts"
+
+const connect = (url: string, name: string) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const client = new Redis(url, { lazyConnect: true, connectionName: name, maxRetriesPerRequest: 3 })
+        await client.connect()
+        return client
+      },
+      catch: (cause) => new BusError({ operation: "connect", cause })
+    }),
+    (client) => Effect.promise(() => client.quit()).pipe(Effect.ignore)
+  )
+
+const call = <A>(operation: string, f: () => Promise<A>) =>
+  Effect.tryPromise({ try: f, catch: (cause) => new BusError({ operation, cause }) })
+
+/** XREADGROUP's reply: [[stream, [[id, [k, v, k, v, ...]], ...]]] or null. */
+type XReadReply = Array<[string, Array<[string, Array<string> | null]>]> | null
+
+const toEntries = (reply: XReadReply): Array<StreamEntry> =>
+  (reply?.[0]?.[1] ?? []).map(([id, flat]) => {
+    const fields: Record<string, string> = {}
+    const list = flat ?? []
+    for (let i = 0; i + 1 < list.length; i += 2) fields[list[i]!] = list[i + 1]!
+    return { id, fields }
+  })
+
+/** The bus on a Redis server (`REDIS_URL`), through ioredis. */
+export const layer = (url: string) =>
+  Layer.effect(
+    Bus,
+    Effect.gen(function*() {
+      const client = yield* connect(url, "statusgrid")
+      // XREADGROUP BLOCK holds its connection, so blocking reads get their own, one at a time.
+      const blocking = yield* connect(url, "statusgrid-blocking")
+      const blockingLock = yield* Semaphore.make(1)
+      const target = (() => {
+        const u = new URL(url)
+        return `${u.hostname}:${u.port || "6379"}${u.pathname === "/" ? "" : u.pathname}`
+      })()
+
+      return Bus.of({
+        kind: "redis",
+        target,
+        hset: (key, fields) => call("hset", () => client.hset(key, fields)).pipe(Effect.asVoid),
+        hgetall: (key) => call("hgetall", () => client.hgetall(key)),
+        hdel: (key, fields) =>
+          fields.length === 0 ? Effect.void : call("hdel", () => client.hdel(key, ...fields)).pipe(Effect.asVoid),
+        del: (keys) => keys.length === 0 ? Effect.void : call("del", () => client.del(...keys)).pipe(Effect.asVoid),
+        publish: (channel, message) => call("publish", () => client.publish(channel, message)),
+        subscribe: (channel) =>
+          Effect.gen(function*() {
+            const subscriber = yield* connect(url, "statusgrid-subscriber")
+            const queue = yield* Queue.unbounded<string>()
+            subscriber.on("message", (ch: string, message: string) => {
+              if (ch === channel) Queue.offerUnsafe(queue, message)
+            })
+            yield* call("subscribe", () => subscriber.subscribe(channel))
+            return Stream.fromQueue(queue)
+          }),
+        xadd: (stream, fields, maxLen) => {
+          const flat = Object.entries(fields).flat()
+          return call("xadd", () =>
+            maxLen === undefined
+              ? client.xadd(stream, "*", ...flat)
+              : client.xadd(stream, "MAXLEN", "~", String(maxLen), "*", ...flat)).pipe(
+              Effect.map((id) => id ?? "")
+            )
+        },
+        xgroupCreate: (stream, group, from) =>
+          call("xgroup create", () => client.xgroup("CREATE", stream, group, from, "MKSTREAM")).pipe(
+            Effect.asVoid,
+            Effect.catch((error) =>
+              String(error.cause).includes("BUSYGROUP") ? Effect.void : Effect.fail(error)
+            )
+          ),
+        xreadgroup: (stream, group, consumer, options) => {
+          const read = (conn: Redis, block: boolean) =>
+            call("xreadgroup", () =>
+              (block
+                ? conn.xreadgroup(
+                  "GROUP", group, consumer, "COUNT", options.count, "BLOCK", options.blockMs,
+                  "STREAMS", stream, options.pending ? "0" : ">"
+                )
+                : conn.xreadgroup(
+                  "GROUP", group, consumer, "COUNT", options.count,
+                  "STREAMS", stream, options.pending ? "0" : ">"
+                )) as Promise<XReadReply>).pipe(Effect.map(toEntries))
+          return options.pending || options.blockMs <= 0
+            ? read(client, false)
+            : blockingLock.withPermits(1)(read(blocking, true))
+        },
+        xack: (stream, group, ids) =>
+          ids.length === 0 ? Effect.succeed(0) : call("xack", () => client.xack(stream, group, ...ids)),
+        xlen: (stream) => call("xlen", () => client.xlen(stream)),
+        ping: call("ping", () => client.ping()).pipe(Effect.asVoid)
+      })
+    })
+  )

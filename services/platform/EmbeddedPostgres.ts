@@ -1,0 +1,45 @@
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { Effect, Schema } from "effect"
+import * as Crypto from "node:crypto"
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+export class EmbeddedPostgresError extends Schema.TaggedError<EmbeddedPostgresError>()("EmbeddedPostgresError", {
+  message: Schema.String,
+  cause: Schema.Defect()
+}) {}
+
+/** How many protocol connections the PGlite socket server multiplexes onto its one backend. */
+export const embeddedMaxConnections = 4
+
+/**
+ * PGlite (PostgreSQL compiled to WASM) persisted in `dataDir`, served on a
+ * private Unix socket so that `@effect/sql-pg` talks to it over the ordinary
+ * wire protocol: the same client and SQL as a real server.
+ * Returns the socket path; both resources close with the scope.
+ */
+export const start = Effect.fnUntraced(function*(dataDir: string) {
+  const db = yield* Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () => PGlite.create(dataDir),
+      catch: (cause) => new EmbeddedPostgresError({ message: `cannot open PGlite at ${dataDir}`, cause })
+    }),
+    (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+  )
+  // Unix socket paths are limited to ~107 bytes, so the socket lives in the
+  // temp dir under a random name rather than inside a possibly long DATA_DIR.
+  const socketPath = Path.join(Os.tmpdir(), `statusgrid-pg-${process.pid}-${Crypto.randomBytes(4).toString("hex")}.sock`)
+  yield* Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: embeddedMaxConnections })
+        await server.start()
+        return server
+      },
+      catch: (cause) => new EmbeddedPostgresError({ message: `cannot listen on ${socketPath}`, cause })
+    }),
+    (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
+  )
+  return socketPath
+})

@@ -1,0 +1,61 @@
+import { PgClient } from "@effect/sql-pg"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { DataDir } from "./DataDir.ts"
+import * as EmbeddedPostgres from "./EmbeddedPostgres.ts"
+
+/** Which PostgreSQL the process talks to; only health reports and logs care. */
+export class PostgresBackend extends Context.Service<PostgresBackend, {
+  readonly kind: "postgres" | "pglite"
+  readonly target: string
+}>()("statusgrid/platform/PostgresBackend") {}
+
+const common = {
+  applicationName: "statusgrid",
+  connectTimeout: "10 seconds"
+} as const
+
+/** A real PostgreSQL server at `url`. */
+export const layerServer = (url: string, options: { readonly maxConnections?: number } = {}) =>
+  Layer.merge(
+    PgClient.layer({ ...common, url: Redacted.make(url), maxConnections: options.maxConnections ?? 10 }),
+    Layer.succeed(PostgresBackend, PostgresBackend.of({ kind: "postgres", target: describeUrl(url) }))
+  )
+
+/** PGlite under `DATA_DIR/postgres`, reached through the same wire-protocol client. */
+export const layerEmbedded = Layer.unwrap(Effect.gen(function*() {
+  const dataDir = yield* DataDir
+  const path = dataDir.sub("postgres")
+  return Layer.merge(
+    PgClient.layerFrom(Effect.gen(function*() {
+      const socket = yield* EmbeddedPostgres.start(path)
+      return yield* PgClient.make({
+        ...common,
+        path: socket,
+        username: "postgres",
+        database: "postgres",
+        maxConnections: EmbeddedPostgres.embeddedMaxConnections
+      })
+    })),
+    Layer.succeed(PostgresBackend, PostgresBackend.of({ kind: "pglite", target: path }))
+  )
+})).pipe(Layer.provide(DataDir.layer))
+
+/** `DATABASE_URL` selects a server; without it the embedded PGlite is used. */
+export const layer = Layer.unwrap(Effect.gen(function*() {
+  const url = yield* Config.option(Config.Redacted("DATABASE_URL"))
+  const maxConnections = yield* Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10))
+  return Option.match(url, {
+    onNone: () => layerEmbedded,
+    onSome: (url) => layerServer(Redacted.value(url), { maxConnections })
+  })
+}))
+
+/** host:port/database of a connection URL, without credentials, for logs. */
+export const describeUrl = (url: string): string => {
+  try {
+    const u = new URL(url)
+    return `${u.hostname}:${u.port || "5432"}${u.pathname}`
+  } catch {
+    return "(unparseable url)"
+  }
+}

@@ -1,0 +1,107 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Fiber, type Layer, Stream } from "effect"
+import { Bus } from "../../services/platform/Bus.ts"
+import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
+import * as RedisBus from "../../services/platform/Bus/Redis.ts"
+import { testRedisUrl } from "../support/stores.ts"
+
+const run = Math.random().toString(36).slice(2, 10)
+const k = (name: string) => `sg:test:${run}:${name}`
+
+/** The same behaviour is required of Redis and of the in-process bus. */
+const busSuite = (name: string, bus: Layer.Layer<Bus, unknown>) =>
+  layer(bus, { timeout: 30_000, excludeTestServices: true })(name, (it) => {
+    it.effect("hash fields round-trip, and an absent key reads as empty", () =>
+      Effect.gen(function*() {
+        const bus = yield* Bus
+        const key = k("state:source:github")
+        assert.deepStrictEqual(yield* bus.hgetall(key), {})
+        yield* bus.hset(key, { status: "degraded", last_checked_at: "2026-11-22T00:00:00.000Z" })
+        yield* bus.hset(key, { status: "operational" })
+        assert.deepStrictEqual(yield* bus.hgetall(key), {
+          status: "operational",
+          last_checked_at: "2026-11-22T00:00:00.000Z"
+        })
+        yield* bus.hdel(key, ["last_checked_at"])
+        assert.deepStrictEqual(yield* bus.hgetall(key), { status: "operational" })
+        yield* bus.del([key])
+        assert.deepStrictEqual(yield* bus.hgetall(key), {})
+      }))
+
+    it.effect("delivers published messages in order to every active subscriber", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const bus = yield* Bus
+        const channel = k("deltas")
+        assert.strictEqual(yield* bus.publish(channel, "nobody listens"), 0)
+        const a = yield* bus.subscribe(channel)
+        const b = yield* bus.subscribe(channel)
+        const fa = yield* Stream.runCollect(Stream.take(a, 3)).pipe(Effect.forkScoped)
+        const fb = yield* Stream.runCollect(Stream.take(b, 3)).pipe(Effect.forkScoped)
+        const receivers = []
+        for (const m of ["one", "two", "three"]) receivers.push(yield* bus.publish(channel, m))
+        assert.deepStrictEqual(receivers, [2, 2, 2])
+        assert.deepStrictEqual(yield* Fiber.join(fa), ["one", "two", "three"])
+        assert.deepStrictEqual(yield* Fiber.join(fb), ["one", "two", "three"])
+      })))
+
+    it.effect("a consumer group delivers each entry once and keeps it pending until acknowledged", () =>
+      Effect.gen(function*() {
+        const bus = yield* Bus
+        const stream = k("events")
+        yield* bus.xadd(stream, { type: "before.group" })
+        yield* bus.xgroupCreate(stream, "notifier", "$")
+        yield* bus.xgroupCreate(stream, "notifier", "$") // idempotent
+        const ids = []
+        for (const n of [1, 2, 3]) ids.push(yield* bus.xadd(stream, { type: "component.status_changed", n: String(n) }))
+        assert.strictEqual(yield* bus.xlen(stream), 4)
+
+        const first = yield* bus.xreadgroup(stream, "notifier", "c1", { count: 2, blockMs: 0 })
+        assert.deepStrictEqual(first.map((e) => e.fields["n"]), ["1", "2"])
+        assert.deepStrictEqual(first.map((e) => e.id), ids.slice(0, 2))
+        const second = yield* bus.xreadgroup(stream, "notifier", "c2", { count: 10, blockMs: 0 })
+        assert.deepStrictEqual(second.map((e) => e.fields["n"]), ["3"])
+        assert.deepStrictEqual(yield* bus.xreadgroup(stream, "notifier", "c1", { count: 10, blockMs: 0 }), [])
+
+        // After a restart c1 re-reads what it had not acknowledged.
+        assert.strictEqual(yield* bus.xack(stream, "notifier", [ids[0]!]), 1)
+        const pending = yield* bus.xreadgroup(stream, "notifier", "c1", { count: 10, blockMs: 0, pending: true })
+        assert.deepStrictEqual(pending.map((e) => e.fields["n"]), ["2"])
+        assert.strictEqual(yield* bus.xack(stream, "notifier", [ids[0]!, ids[1]!]), 1)
+        assert.deepStrictEqual(yield* bus.xreadgroup(stream, "notifier", "c1", { count: 10, blockMs: 0, pending: true }), [])
+
+        // Another group reads the whole stream independently.
+        yield* bus.xgroupCreate(stream, "audit", "0")
+        const all = yield* bus.xreadgroup(stream, "audit", "a1", { count: 10, blockMs: 0 })
+        assert.deepStrictEqual(all.map((e) => e.fields["type"]), [
+          "before.group",
+          "component.status_changed",
+          "component.status_changed",
+          "component.status_changed"
+        ])
+        yield* bus.del([stream])
+      }))
+
+    it.effect("a blocking read wakes up for a new entry and times out empty", () =>
+      Effect.gen(function*() {
+        const bus = yield* Bus
+        const stream = k("blocking")
+        yield* bus.xgroupCreate(stream, "g", "$")
+        const started = Date.now()
+        assert.deepStrictEqual(yield* bus.xreadgroup(stream, "g", "c", { count: 1, blockMs: 200 }), [])
+        assert.isAtLeast(Date.now() - started, 150)
+
+        const reader = yield* bus.xreadgroup(stream, "g", "c", { count: 5, blockMs: 10_000 }).pipe(Effect.forkChild)
+        yield* Effect.sleep("100 millis")
+        yield* bus.xadd(stream, { type: "incident.created" })
+        const woke = Date.now()
+        const got = yield* Fiber.join(reader)
+        assert.deepStrictEqual(got.map((e) => e.fields["type"]), ["incident.created"])
+        assert.isBelow(Date.now() - woke, 2_000)
+        yield* bus.del([stream])
+      }))
+  })
+
+describe("Bus", () => {
+  busSuite("on Redis (REDIS_URL)", RedisBus.layer(testRedisUrl))
+  busSuite("in process", MemoryBus.layer)
+})

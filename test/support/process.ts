@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import * as Net from "node:net"
+import * as Path from "node:path"
+
+export const repoRoot = Path.resolve(import.meta.dirname, "..", "..")
+const cli = Path.join(repoRoot, "bin", "statusgrid.js")
+
+/** A TCP port that was free a moment ago. */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = Net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0))
+    })
+  })
+
+/** The environment of a child statusgrid: no store URLs unless given. */
+export const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_FORMAT: "json", LOG_LEVEL: "Info" }
+  for (const name of ["DATABASE_URL", "REDIS_URL", "CLICKHOUSE_URL", "DATA_DIR", "PORT", "HOST"]) delete env[name]
+  return { ...env, ...extra }
+}
+
+export interface Running {
+  readonly child: ChildProcess
+  readonly url: string
+  /** Every JSON log line so far. */
+  readonly logs: Array<Record<string, unknown>>
+  /** Everything written to stderr. */
+  readonly stderr: () => string
+  /** SIGTERM, then the exit code. */
+  readonly stop: () => Promise<number | null>
+}
+
+/** Runs `statusgrid <args>` and resolves once it logs "statusgrid is up". */
+export const startService = (env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<Running> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, "start"], { env, cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
+    const logs: Array<Record<string, unknown>> = []
+    let stderr = ""
+    let buffer = ""
+    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
+    const stop = () => {
+      child.kill("SIGTERM")
+      return exited
+    }
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`statusgrid did not come up in ${timeoutMs} ms\n${stderr}\n${JSON.stringify(logs)}`))
+    }, timeoutMs)
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    child.stdout!.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString()
+      let eol: number
+      while ((eol = buffer.indexOf("\n")) !== -1) {
+        const line = buffer.slice(0, eol)
+        buffer = buffer.slice(eol + 1)
+        try {
+          const entry = JSON.parse(line) as Record<string, unknown>
+          logs.push(entry)
+          const url = (entry["annotations"] as Record<string, unknown> | undefined)?.["url"]
+          if (entry["message"] === "statusgrid is up" && typeof url === "string") {
+            clearTimeout(timer)
+            resolve({ child, url, logs, stderr: () => stderr, stop })
+          }
+        } catch {
+          stderr += line + "\n"
+        }
+      }
+    })
+    void exited.then((code) => {
+      clearTimeout(timer)
+      reject(new Error(`statusgrid exited with ${code} before it was up\n${stderr}`))
+    })
+  })
+
+/** Runs `statusgrid <args>` to completion. */
+export const runCli = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [cli, ...args], { env, cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()))
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()))
+    child.once("exit", (code) => resolve({ code, stdout, stderr }))
+  })

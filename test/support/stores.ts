@@ -1,0 +1,48 @@
+import { PgClient } from "@effect/sql-pg"
+import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+/** The PostgreSQL 15 server that infra/test starts (trust or password auth). */
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres:postgres@127.0.0.1:5432/postgres"
+/** The Redis 7 server that infra/test starts. */
+export const testRedisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
+
+const withDatabase = (url: string, database: string) => {
+  const u = new URL(url)
+  u.pathname = `/${database}`
+  return u.toString()
+}
+
+/**
+ * A new empty database on the test server, dropped when the scope closes, so
+ * that each suite migrates from nothing and cleans only what it made.
+ */
+export const freshDatabase = Effect.gen(function*() {
+  const name = `sg_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
+  const admin = yield* PgClient.make({ url: Redacted.make(testDatabaseUrl), maxConnections: 1 }).pipe(
+    Effect.provide(Reactivity.layer)
+  )
+  yield* Effect.acquireRelease(
+    admin.unsafe(`CREATE DATABASE ${name}`),
+    () => admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore)
+  )
+  return withDatabase(testDatabaseUrl, name)
+})
+
+/** A temporary directory removed when the scope closes. */
+export const tempDir = (prefix: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), `statusgrid-${prefix}-`))),
+    (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+  )
+
+/** Runs a layer with these configuration values instead of the environment. */
+export const withConfig = (values: Record<string, string>) =>
+  ConfigProvider.layer(ConfigProvider.fromUnknown(values))
+
+/** A layer whose DATA_DIR is a fresh temporary directory. */
+export const withTempDataDir = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  Layer.unwrap(Effect.map(tempDir("data"), (dir) => layer.pipe(Layer.provide(withConfig({ DATA_DIR: dir })))))

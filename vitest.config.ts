@@ -1,0 +1,24 @@
+import { defineConfig } from "vitest/config"
+
+export default defineConfig({
+  test: {
+    // chDB and PGlite bind one data path per process: every test file runs in its own process.
+    pool: "forks",
+    isolate: true,
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include: ["services/**/*.test.ts", "bench/**/*.test.ts"] }
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000
+        }
+      }
+    ]
+  }
+})
