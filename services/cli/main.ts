@@ -2,7 +2,10 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Layer, Runtime } from "effect"
 import { Command } from "effect/cli"
 import * as Http from "../api/Http.ts"
-import * as DemoCatalog from "../catalog/DemoCatalog.ts"
+import { catalog } from "./catalog.ts"
+import { probe } from "./probe.ts"
+import { simulate } from "./simulate.ts"
+import * as Catalog from "../catalog/Catalog.ts"
 import { Health } from "../platform/Health.ts"
 import * as Logging from "../platform/Logging.ts"
 import * as Migrations from "../platform/Migrations.ts"
@@ -14,13 +17,13 @@ const start = Command.make(
   {},
   Effect.fn(function*() {
     yield* Migrations.migrateAll()
-    const added = yield* DemoCatalog.seed()
-    if (added > 0) yield* Effect.logInfo("loaded the demo catalog").pipe(Effect.annotateLogs({ sources: added }))
+    const added = yield* Catalog.seedIfEmpty()
+    if (added > 0) yield* Effect.logInfo("loaded the default catalog").pipe(Effect.annotateLogs({ sources: added }))
     return yield* Layer.launch(Http.serverLayer.pipe(Layer.provide(Health.layer(version))))
   }, Effect.provide(Stores.layer))
 ).pipe(Command.withDescription(
   "Run everything in one process: stores (embedded unless DATABASE_URL, REDIS_URL, CLICKHOUSE_URL are set), " +
-    "migrations, the demo catalog and the HTTP server on PORT"
+    "migrations, the default catalog and the HTTP server on PORT"
 ))
 
 const migrate = Command.make(
@@ -34,7 +37,7 @@ const migrate = Command.make(
 
 const statusgrid = Command.make("statusgrid").pipe(
   Command.withDescription("statusgrid: whether the services you depend on are up"),
-  Command.withSubcommands([start, migrate])
+  Command.withSubcommands([start, migrate, probe, simulate, catalog])
 )
 
 /** A stop by SIGTERM/SIGINT is the normal end of a service: exit 0, not 130. */

@@ -52,7 +52,7 @@ describe("statusgrid start", () => {
       Object.fromEntries(Object.entries(body.stores).map(([name, s]) => [name, [s.status, s.backend]])),
       { postgres: ["up", "pglite"], clickhouse: ["up", "chdb"], bus: ["up", "memory"] }
     )
-    assert.isTrue(first.logs.some((l) => l["message"] === "loaded the demo catalog"))
+    assert.isTrue(first.logs.some((l) => l["message"] === "loaded the default catalog"))
 
     const second = await runCli(["start"], childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }))
     assert.notStrictEqual(second.code, 0)
@@ -72,7 +72,7 @@ describe("statusgrid start", () => {
 
     const again = await startService(env)
     assert.strictEqual((await health(again.url)).body.status, "ok")
-    assert.isFalse(again.logs.some((l) => l["message"] === "loaded the demo catalog"))
+    assert.isFalse(again.logs.some((l) => l["message"] === "loaded the default catalog"))
     assert.isFalse(again.logs.some((l) => l["message"] === "applied migration"))
     assert.strictEqual(await again.stop(), 0)
 
@@ -84,7 +84,7 @@ describe("statusgrid start", () => {
       const [checks] = yield* ch.query("SELECT count() AS n FROM check_results WHERE subject_id = 'persisted'")
       return { orgs: orgs!.n, sources: sources!.n, checks: checks!["n"] }
     }))
-    assert.deepStrictEqual(kept, { orgs: 1, sources: 1143, checks: 1 })
+    assert.deepStrictEqual(kept, { orgs: 1, sources: 5243, checks: 1 })
   }, 180_000)
 
   it("uses PostgreSQL and Redis servers when DATABASE_URL and REDIS_URL are set", () =>
@@ -100,7 +100,7 @@ describe("statusgrid start", () => {
       assert.strictEqual(migrated.code, 0, migrated.stderr)
       // Log lines come first; the summary is the last line.
       const applied = JSON.parse(migrated.stdout.trim().split("\n").at(-1)!) as { postgres: Array<{ id: number }>; clickhouse: Array<{ id: number }> }
-      assert.deepStrictEqual(applied.postgres.map((m) => m.id), [1, 2, 3, 4])
+      assert.deepStrictEqual(applied.postgres.map((m) => m.id), [1, 2, 3, 4, 5])
       assert.deepStrictEqual(applied.clickhouse.map((m) => m.id), [1])
 
       const running = yield* Effect.promise(() => startService(env))
@@ -117,7 +117,7 @@ describe("statusgrid start", () => {
         const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM sources`
         return row!.n
       }).pipe(Effect.provide(Postgres.layerServer(databaseUrl)))
-      assert.strictEqual(sources, 1143)
+      assert.strictEqual(sources, 5243)
     }))), 180_000)
 
   it("refuses to start, naming the store, when a configured server is unreachable", async () => {
