@@ -3,6 +3,7 @@ import { Config, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
 import { Health } from "../platform/Health.ts"
+import { ApiRoutes, routerConfig } from "./ApiHttp.ts"
 
 /** `GET /healthz`: each store's state; 200 when all are up, 503 otherwise. */
 export const HealthRoutes = HttpRouter.use(Effect.fn(function*(router) {
@@ -17,11 +18,11 @@ export const HealthRoutes = HttpRouter.use(Effect.fn(function*(router) {
 export const IndexRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* router.add("GET", "/", HttpServerResponse.json({
     name: "statusgrid",
-    links: { health: "/healthz" }
+    links: { health: "/healthz", api: "/api/v1/sources", openapi: "/api/v1/openapi.json" }
   }))
 }))
 
-export const routes = Layer.mergeAll(HealthRoutes, IndexRoutes)
+export const routes = Layer.mergeAll(HealthRoutes, IndexRoutes, ApiRoutes)
 
 /** Logs the address a person can open once the server listens. */
 const announce = (host: string) =>
@@ -36,7 +37,7 @@ const announce = (host: string) =>
 export const serverLayer = Layer.unwrap(Effect.gen(function*() {
   const port = yield* Config.Port("PORT").pipe(Config.withDefault(8080))
   const host = yield* Config.String("HOST").pipe(Config.withDefault("0.0.0.0"))
-  return Layer.mergeAll(HttpRouter.serve(routes, { disableListenLog: true }), announce(host)).pipe(
+  return Layer.mergeAll(HttpRouter.serve(routes, { disableListenLog: true, routerConfig }), announce(host)).pipe(
     Layer.provide(NodeHttpServer.layer(createServer, { port, host }))
   )
 }))

@@ -2,8 +2,10 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Layer, Runtime } from "effect"
 import { Command } from "effect/cli"
 import * as Http from "../api/Http.ts"
+import { bench } from "./bench.ts"
 import { catalog } from "./catalog.ts"
 import { probe } from "./probe.ts"
+import { runner } from "./runner.ts"
 import { simulate } from "./simulate.ts"
 import * as Catalog from "../catalog/Catalog.ts"
 import { Health } from "../platform/Health.ts"
@@ -11,6 +13,8 @@ import * as Logging from "../platform/Logging.ts"
 import * as Migrations from "../platform/Migrations.ts"
 import * as Stores from "../platform/Stores.ts"
 import { version } from "../platform/Version.ts"
+import * as Cluster from "../poller/Cluster.ts"
+import * as Poller from "../poller/Poller.ts"
 
 const start = Command.make(
   "start",
@@ -19,11 +23,14 @@ const start = Command.make(
     yield* Migrations.migrateAll()
     const added = yield* Catalog.seedIfEmpty()
     if (added > 0) yield* Effect.logInfo("loaded the default catalog").pipe(Effect.annotateLogs({ sources: added }))
-    return yield* Layer.launch(Http.serverLayer.pipe(Layer.provide(Health.layer(version))))
+    return yield* Layer.launch(Layer.mergeAll(
+      Poller.layer.pipe(Layer.provide(Cluster.single)),
+      Http.serverLayer.pipe(Layer.provide(Health.layer(version)))
+    ))
   }, Effect.provide(Stores.layer))
 ).pipe(Command.withDescription(
   "Run everything in one process: stores (embedded unless DATABASE_URL, REDIS_URL, CLICKHOUSE_URL are set), " +
-    "migrations, the default catalog and the HTTP server on PORT"
+    "migrations, the default catalog, the pollers and the HTTP server on PORT"
 ))
 
 const migrate = Command.make(
@@ -37,7 +44,7 @@ const migrate = Command.make(
 
 const statusgrid = Command.make("statusgrid").pipe(
   Command.withDescription("statusgrid: whether the services you depend on are up"),
-  Command.withSubcommands([start, migrate, probe, simulate, catalog])
+  Command.withSubcommands([start, runner, migrate, probe, simulate, catalog, bench])
 )
 
 /** A stop by SIGTERM/SIGINT is the normal end of a service: exit 0, not 130. */

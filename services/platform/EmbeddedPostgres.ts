@@ -10,8 +10,11 @@ export class EmbeddedPostgresError extends Schema.TaggedError<EmbeddedPostgresEr
   cause: Schema.Defect()
 }) {}
 
-/** How many protocol connections the PGlite socket server multiplexes onto its one backend. */
-export const embeddedMaxConnections = 4
+/**
+ * Connections the PGlite socket server accepts. The client uses one; the server
+ * needs room for a reconnect while the old socket is still closing.
+ */
+const socketMaxConnections = 4
 
 /**
  * PGlite (PostgreSQL compiled to WASM) persisted in `dataDir`, served on a
@@ -33,7 +36,7 @@ export const start = Effect.fnUntraced(function*(dataDir: string) {
   yield* Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: embeddedMaxConnections })
+        const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: socketMaxConnections })
         await server.start()
         return server
       },

@@ -33,7 +33,9 @@ export const layerEmbedded = Layer.unwrap(Effect.gen(function*() {
         path: socket,
         username: "postgres",
         database: "postgres",
-        maxConnections: EmbeddedPostgres.embeddedMaxConnections
+        // PGlite runs one query at a time, and the socket server's multiplexing of several
+        // connections interleaves extended-protocol messages under load: one connection, queued.
+        maxConnections: 1
       })
     })),
     Layer.succeed(PostgresBackend, PostgresBackend.of({ kind: "pglite", target: path }))

@@ -1,0 +1,105 @@
+import { Effect, Layer } from "effect"
+import { createRequire } from "node:module"
+import * as Catalog from "../services/catalog/Catalog.ts"
+import { adapterFor } from "../services/adapters/registry.ts"
+import { ClickHouse } from "../services/platform/ClickHouse.ts"
+import * as Migrations from "../services/platform/Migrations.ts"
+import * as Stores from "../services/platform/Stores.ts"
+import * as Cluster from "../services/poller/Cluster.ts"
+import * as Poller from "../services/poller/Poller.ts"
+import { PollerStats } from "../services/poller/PollerStats.ts"
+import { ResultWriter } from "../services/poller/ResultWriter.ts"
+import * as Simulator from "../services/simulator/Server.ts"
+
+export interface PollerBenchOptions {
+  readonly sources: number
+  readonly durationS: number
+  readonly intervalS: number
+  /** seconds of the run before measuring, so first checks (spread over one interval) settle */
+  readonly warmupS: number
+  readonly ceilingS: number
+}
+
+interface AutocannonResult {
+  readonly requests: { readonly average: number; readonly total: number }
+  readonly non2xx: number
+  readonly errors: number
+}
+
+/** autocannon ships no types: its one entry point, typed for what this benchmark uses. */
+const autocannon = createRequire(import.meta.url)("autocannon") as (options: {
+  url: string
+  connections: number
+  duration: number
+  requests: ReadonlyArray<{ method: "GET"; path: string }>
+}) => Promise<AutocannonResult>
+
+/**
+ * `statusgrid bench poller`: the simulator (50-500 ms latency, 1% errors)
+ * and the poller in this process, N synthetic sources at one interval.
+ * Measures sustained checks/s, schedule lag, CPU, peak RSS and result rows,
+ * then the raw HTTP ceiling of the same simulator and request mix.
+ */
+export const runPollerBench = Effect.fn("bench.poller")(function*(options: PollerBenchOptions) {
+  const sim = yield* Simulator.make({
+    port: 0,
+    host: "127.0.0.1",
+    sources: options.sources,
+    behaviour: { latency_min_ms: 50, latency_max_ms: 500, error_rate: 0.01 }
+  })
+  yield* Migrations.migrateAll()
+  yield* Catalog.load(Catalog.syntheticEntries(options.sources, sim.url))
+
+  const stats = yield* PollerStats
+  const cpuStart = process.cpuUsage()
+  let peakRss = process.memoryUsage().rss
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss)
+  }, 250)
+
+  yield* Effect.sleep(`${options.warmupS} seconds`)
+  yield* stats.reset
+  const measuredFrom = Date.now()
+  yield* Effect.sleep(`${options.durationS} seconds`)
+  const measured = yield* stats.snapshot
+  const seconds = (Date.now() - measuredFrom) / 1000
+  const cpu = process.cpuUsage(cpuStart)
+  clearInterval(sampler)
+
+  const writer = yield* ResultWriter
+  yield* writer.flush
+  const ch = yield* ClickHouse
+  const [rows] = yield* ch.query("SELECT count() AS n FROM check_results WHERE component_id = ''")
+  const total = yield* stats.snapshot
+
+  // The same request mix, as fast as this machine serves it.
+  const paths = Catalog.syntheticEntries(Math.min(options.sources, 2000), sim.url).map((e) => {
+    const adapter = adapterFor(e.provider_type ?? "")!
+    return { method: "GET" as const, path: new URL(adapter.endpoints({ url: e.status_page_url })[0]!).pathname }
+  })
+  const ceiling = yield* Effect.promise(() =>
+    autocannon({ url: sim.url, connections: 500, duration: options.ceilingS, requests: paths })
+  )
+  const checksPerSecond = measured.checks / seconds
+  return {
+    bench: "poller",
+    sources: options.sources,
+    interval_s: options.intervalS,
+    duration_s: Math.round(seconds),
+    checks_per_s: round(checksPerSecond),
+    target_checks_per_s: round(options.sources / options.intervalS),
+    lag_ms: { p50: round(measured.lag.p50), p99: round(measured.lag.p99), max: round(measured.lag.max) },
+    failures: measured.failures,
+    cpu_s: round((cpu.user + cpu.system) / 1e6),
+    peak_rss_mb: Math.round(peakRss / 1024 / 1024),
+    checks_total: total.checks,
+    result_rows: Number(rows?.["n"] ?? 0),
+    http_ceiling_req_per_s: round(ceiling.requests.average),
+    ratio_to_ceiling: round(checksPerSecond / ceiling.requests.average)
+  }
+})
+
+const round = (n: number) => Math.round(n * 100) / 100
+
+/** What the poller benchmark runs on: the configured stores, one in-process runner, and the poller. */
+export const pollerBenchLayer = Poller.layer.pipe(Layer.provide(Cluster.single), Layer.provideMerge(Stores.layer))

@@ -1,0 +1,107 @@
+import { Cause, Effect, Layer, SchemaIssue } from "effect"
+import type { unhandled } from "effect/Types"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, HttpApiError } from "effect/http-api"
+import { Api } from "../domain/api/Api.ts"
+import { ApiErrors, type ErrorBody, InternalError, InvalidParameter } from "../domain/api/Errors.ts"
+import { maxFilterKeys, maxLimit, maxSearchLength } from "../domain/api/Sources.ts"
+import { CategoryId } from "../domain/Source.ts"
+import { SourcesHttp } from "./Sources/http.ts"
+
+export const openapiPath = "/api/v1/openapi.json"
+
+/** What each query parameter must be, said once for every endpoint that takes it. */
+const expectations: Record<string, string> = {
+  category: `category must be given once, as one of ${CategoryId.literals.join(", ")}`,
+  limit: `limit must be given once, as an integer from 1 to ${maxLimit}`,
+  search: `search must be given once, as text of at most ${maxSearchLength} characters without NUL`,
+  filter: `filter must be given once, as a comma-separated list of 1 to ${maxFilterKeys} source keys`,
+  cursor: "cursor must be given once, as the next_cursor of a previous page"
+}
+/** Parameters whose schema says which part is wrong, worth adding to the message. */
+const detailed = new Set(["filter"])
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const segment = (s: PropertyKey | { readonly key: PropertyKey }): string =>
+  String(typeof s === "object" && s !== null ? s.key : s)
+
+/** A request that failed decoding, as the parameter it names and why. */
+const invalidParameter = (error: HttpApiError.HttpApiSchemaError): InvalidParameter => {
+  const [issue] = formatIssues(error.cause.issue).issues
+  const first = issue?.path?.[0]
+  const field = first === undefined ? error.kind.toLowerCase() : segment(first)
+  const expected = expectations[field]
+  const message = expected === undefined
+    ? `${field} is invalid${issue === undefined ? "" : `: ${issue.message}`}`
+    : detailed.has(field) && issue !== undefined
+    ? `${expected}; ${issue.message}`
+    : expected
+  return new InvalidParameter({ field, message })
+}
+
+const internalError = () => new InternalError({ message: "internal error; it has been logged" })
+
+/**
+ * Server side of `ApiErrors`: a request that fails decoding becomes a 400
+ * naming the parameter; a response that fails encoding and any defect become
+ * a 500 with the same body, logged with its cause. Typed errors of the
+ * handlers pass through untouched.
+ */
+export const ApiErrorsLive = Layer.succeed(ApiErrors, (httpEffect, { endpoint, group }) =>
+  httpEffect.pipe(
+    Effect.catch((error): Effect.Effect<never, unhandled | InvalidParameter | InternalError> => {
+      if (!HttpApiError.HttpApiSchemaError.is(error)) return Effect.fail(error)
+      if (error.kind === "Body" || error.kind === "ResponseHeaders") {
+        return Effect.logError("API response failed encoding", Cause.fail(error)).pipe(
+          Effect.annotateLogs({ endpoint: `${group.identifier}.${endpoint.identifier}` }),
+          Effect.andThen(Effect.fail(internalError()))
+        )
+      }
+      return Effect.fail(invalidParameter(error))
+    }),
+    Effect.catchDefect((defect) =>
+      Effect.logError("API request failed", Cause.die(defect)).pipe(
+        Effect.annotateLogs({ endpoint: `${group.identifier}.${endpoint.identifier}` }),
+        Effect.andThen(Effect.fail(internalError()))
+      )
+    )
+  ))
+
+const unknownPath = (request: HttpServerRequest.HttpServerRequest) =>
+  HttpServerResponse.json(
+    {
+      code: "not_found",
+      message: `no endpoint ${request.method} ${request.url.split("?")[0]!.slice(0, 200)}`
+    } satisfies ErrorBody,
+    { status: 404 }
+  )
+
+/**
+ * Any other path under /api/v1: the API's 404 body instead of the router's
+ * empty one. Not for HEAD (the router answers HEAD with the GET route when no
+ * HEAD route matches, and a HEAD catch-all would win) nor OPTIONS (CORS).
+ */
+const UnknownPath = HttpRouter.addAll(
+  (["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map((method) => HttpRouter.route(method, "/api/v1/*", unknownPath))
+)
+
+/**
+ * Router settings the API needs from `HttpRouter.serve`: source keys are up to
+ * 128 characters, longer than the router's default limit of 100 for a path
+ * parameter, and a longer key should get the API's 404, not the router's.
+ */
+export const routerConfig = { maxParamLength: 1024 } as const
+
+/** The handlers of every group; each group resolves its middleware (`ApiErrors`) when it is built. */
+const groups = Layer.mergeAll(SourcesHttp).pipe(Layer.provide(ApiErrorsLive))
+
+/**
+ * `/api/v1`: every endpoint of `Api` and its OpenAPI document at
+ * `GET /api/v1/openapi.json`. Needs the router's usual platform services and a
+ * `SqlClient`; add it to the process's `routes` (services/api/Http.ts).
+ */
+export const ApiRoutes = Layer.mergeAll(
+  HttpApiBuilder.layer(Api, { openapiPath }).pipe(Layer.provide(groups)),
+  UnknownPath
+)

@@ -1,0 +1,28 @@
+import { Schema } from "effect"
+
+/**
+ * One check of a source (or one of its components) or of a website monitor,
+ * as written to ClickHouse `check_results` (migrations/clickhouse/0001).
+ * A source check writes one row for the source (component_id "") and one per
+ * component.
+ */
+export const CheckResultRow = Schema.Struct({
+  /** ISO 8601 UTC with milliseconds */
+  checked_at: Schema.String,
+  subject_kind: Schema.Literals(["source", "monitor"]),
+  /** source key or monitor id */
+  subject_id: Schema.String,
+  /** "" for the subject as a whole, else the component's provider id */
+  component_id: Schema.String,
+  /** normalized status: operational/degraded/down/critical/maintenance (sources), up/degraded/down (monitors) */
+  status: Schema.String,
+  latency_ms: Schema.Number,
+  /** 0 when no HTTP answer was received */
+  http_status: Schema.Number,
+  bytes: Schema.Number,
+  /** "" when the check succeeded */
+  error: Schema.String,
+  region: Schema.String,
+  shard: Schema.Number
+})
+export type CheckResultRow = typeof CheckResultRow.Type

@@ -1,0 +1,37 @@
+import { HttpApi, OpenApi } from "effect/http-api"
+import { ApiErrors } from "./Errors.ts"
+import { SourcesGroup } from "./Sources.ts"
+
+/**
+ * Error classes keep their `_tag` in process but never send it (Errors.ts);
+ * the generated schemas still list it as an optional property, so drop it
+ * from the document to describe the wire as it is.
+ */
+const withoutErrorTags = (spec: Record<string, unknown>): Record<string, unknown> => {
+  const components = spec["components"]
+  const schemas = isRecord(components) ? components["schemas"] : undefined
+  for (const schema of isRecord(schemas) ? Object.values(schemas) : []) {
+    const properties = isRecord(schema) ? schema["properties"] : undefined
+    if (isRecord(properties) && "code" in properties) delete properties["_tag"]
+  }
+  return spec
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
+
+/**
+ * The public HTTP API, `/api/v1`. Add new groups before `.middleware(ApiErrors)`:
+ * middleware only applies to the groups added before it, and every endpoint
+ * must carry it so that all errors have the one body (see Errors.ts).
+ */
+export class Api extends HttpApi.make("statusgrid")
+  .add(SourcesGroup)
+  .middleware(ApiErrors)
+  .prefix("/api/v1")
+  .annotateMerge(OpenApi.annotations({
+    title: "statusgrid API",
+    version: "1",
+    description: "Status of the external services statusgrid watches. Errors are `{ code, message, field? }`.",
+    transform: withoutErrorTags
+  }))
+{}

@@ -1,0 +1,166 @@
+import { Schema, SchemaTransformation } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { CategoryId, CheckClass, SourceKey } from "../Source.ts"
+import { ComponentStatus, SourceStatus } from "../Status.ts"
+import { NotFound } from "./Errors.ts"
+
+/** Page size of `GET /sources`: 50 unless `limit` says otherwise, at most 500. */
+export const defaultLimit = 50
+export const maxLimit = 500
+/** At most this many keys in `filter`, the most a page can hold. */
+export const maxFilterKeys = 500
+/** Longest `search` text accepted. */
+export const maxSearchLength = 200
+
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
+/** An instant on the wire: ISO 8601 in UTC with milliseconds, e.g. `2026-01-02T03:04:05.678Z`. */
+const UtcTimestamp = Schema.String.annotate({ format: "date-time" }).pipe(
+  Schema.decodeTo(Schema.DateTimeUtc, SchemaTransformation.dateTimeUtcFromString)
+)
+
+/** Reliability indicators (spec: Source), our wire representation. */
+export const Reliability = Schema.Struct({
+  verified: Schema.Boolean.annotate({ description: "Marked verified in the catalog: an official origin of the provider." }),
+  realtime: Schema.Boolean.annotate({ description: "Checked more often than once a minute (poll interval under 60 s)." }),
+  historical: Schema.Boolean.annotate({ description: "Status history is kept for the source." }),
+  regional: Schema.Boolean.annotate({ description: "The source reports status per region, not only globally." })
+}).annotate({ identifier: "Reliability" })
+export type Reliability = typeof Reliability.Type
+
+/** A catalog source as `/api/v1/sources` returns it. */
+export const Source = Schema.Struct({
+  id: Schema.String.annotate({ format: "uuid" }),
+  name: Schema.String,
+  key: Schema.String.annotate({ description: "Unique key of the source, used in paths." }),
+  description: Schema.String,
+  status: SourceStatus,
+  logo_url: Schema.NullOr(Schema.String),
+  status_page_url: Schema.NullOr(Schema.String),
+  service_url: Schema.NullOr(Schema.String),
+  components_count: Count.annotate({ description: "Components the source reports." }),
+  incidents_count: Count.annotate({ description: "Incidents recorded for the source." }),
+  categories: Schema.Array(CategoryId),
+  last_checked_at: Schema.NullOr(UtcTimestamp).annotate({
+    description: "Last status update, ISO 8601 UTC; null until the first check."
+  }),
+  check_class: CheckClass.annotate({ description: "Poll class: critical 30 s, high 60 s, standard 5 min, low 15 min." }),
+  provider_type: Schema.NullOr(Schema.String).annotate({
+    description: "Format the source is read in (statuspage_io, instatus, rss, ...); null until detected."
+  }),
+  reliability: Reliability
+}).annotate({ identifier: "Source" })
+export type Source = typeof Source.Type
+
+/** One page of `GET /sources`. */
+export const SourceList = Schema.Struct({
+  data: Schema.Array(Source),
+  next_cursor: Schema.NullOr(Schema.String).annotate({
+    description: "Pass as `cursor` to get the next page; null on the last page."
+  }),
+  limit: Count.annotate({ description: "The page size that was applied." })
+}).annotate({ identifier: "SourceList" })
+export type SourceList = typeof SourceList.Type
+
+/** A component of a source, with its sub-components nested in `children`. */
+export interface Component {
+  readonly id: string
+  readonly name: string
+  readonly description: string
+  readonly status: ComponentStatus
+  readonly is_group: boolean
+  readonly region: string | null
+  readonly children: ReadonlyArray<Component>
+}
+
+export const Component = Schema.Struct({
+  id: Schema.String.annotate({ format: "uuid" }),
+  name: Schema.String,
+  description: Schema.String,
+  status: ComponentStatus,
+  is_group: Schema.Boolean,
+  region: Schema.NullOr(Schema.String),
+  children: Schema.Array(Schema.suspend((): Schema.Codec<Component> => Component))
+}).annotate({ identifier: "Component" })
+
+/** `GET /sources/{key}/components`: the top-level components, ordered by position. */
+export const ComponentList = Schema.Struct({
+  data: Schema.Array(Component)
+}).annotate({ identifier: "ComponentList" })
+export type ComponentList = typeof ComponentList.Type
+
+const isSourceKey = Schema.is(SourceKey)
+
+/** `filter`: comma-separated source keys, decoded into the list of keys; blanks around keys and empty items are ignored. */
+export const KeyList = Schema.String.annotate({
+  description: `Comma-separated source keys, 1 to ${maxFilterKeys}: only these sources.`
+}).pipe(
+  Schema.decodeTo(
+    Schema.Array(Schema.String).pipe(Schema.check(Schema.makeFilter((keys: ReadonlyArray<string>) => {
+      if (keys.length === 0) return "it lists no key"
+      if (keys.length > maxFilterKeys) return `it lists ${keys.length} keys`
+      const bad = keys.find((k) => !isSourceKey(k))
+      return bad === undefined ||
+        `${JSON.stringify(bad.length > 40 ? `${bad.slice(0, 40)}…` : bad)} is not a source key (lower-case letters, digits and inner hyphens)`
+    }))),
+    SchemaTransformation.transform<ReadonlyArray<string>, string>({
+      decode: (s) => s.split(",").map((k) => k.trim()).filter((k) => k !== ""),
+      encode: (keys) => keys.join(",")
+    })
+  )
+)
+
+/** `limit`: digits only, so "1e2" or "0x10" are not taken for numbers. */
+export const Limit = Schema.String.pipe(
+  Schema.check(Schema.isPattern(/^[0-9]{1,9}$/u)),
+  Schema.annotate({ description: `Page size, 1 to ${maxLimit}; ${defaultLimit} when absent.` }),
+  Schema.decodeTo(
+    Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: maxLimit })),
+    SchemaTransformation.numberFromString
+  )
+)
+
+export const ListQuery = Schema.Struct({
+  category: Schema.optional(CategoryId.annotate({ description: "Only sources in this category." })),
+  search: Schema.optional(Schema.String.pipe(
+    // PostgreSQL text cannot hold NUL, so no source could match one.
+    Schema.check(Schema.isMaxLength(maxSearchLength), Schema.makeFilter((s: string) => !s.includes("\u0000"))),
+    Schema.annotate({ description: "Case-insensitive substring of the name, key or description." })
+  )),
+  filter: Schema.optional(KeyList),
+  cursor: Schema.optional(Schema.String.annotate({ description: "Opaque: the `next_cursor` of the previous page." })),
+  limit: Schema.optional(Limit)
+})
+
+const KeyParams = { key: Schema.String.annotate({ description: "The source's key." }) }
+
+/** The sources read API: the catalog's sources, one source, one source's components. */
+export class SourcesGroup extends HttpApiGroup.make("sources")
+  .add(
+    HttpApiEndpoint.get("list", "/", {
+      query: ListQuery,
+      success: SourceList
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List sources",
+      description: "Catalog sources ordered by key, a page at a time. `category`, `search` and `filter` combine with AND."
+    })),
+    HttpApiEndpoint.get("get", "/:key", {
+      params: KeyParams,
+      success: Source,
+      error: NotFound
+    }).annotateMerge(OpenApi.annotations({ summary: "Get one source" })),
+    HttpApiEndpoint.get("components", "/:key/components", {
+      params: KeyParams,
+      success: ComponentList,
+      error: NotFound
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List a source's components",
+      description: "Top-level components ordered by position; sub-components nested in `children`."
+    }))
+  )
+  .prefix("/sources")
+  .annotateMerge(OpenApi.annotations({
+    title: "Sources",
+    description: "The catalog of external services whose status statusgrid reads."
+  }))
+{}

@@ -1,0 +1,88 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { Snapshot } from "../domain/Snapshot.ts"
+import { eventsBetween, fingerprint } from "./Changes.ts"
+
+const at = new Date("2026-11-22T01:00:00.000Z")
+const source = { key: "github", name: "GitHub" }
+
+const base: Snapshot = {
+  provider: "github",
+  status: "operational",
+  reported_status: "operational",
+  description: "All Systems Operational",
+  components: [
+    { id: "g", name: "Git", description: "", status: "operational", parent_id: null, is_group: true, position: 0, region: null },
+    { id: "api", name: "API", description: "", status: "operational", parent_id: "g", is_group: false, position: 1, region: null }
+  ],
+  incidents: [],
+  maintenances: [],
+  regions: [],
+  warnings: []
+}
+
+const incident = {
+  id: "inc1",
+  title: "API errors",
+  status: "investigating" as const,
+  impact: "major" as const,
+  created_at: "2026-11-22T00:59:00.000Z",
+  updated_at: "2026-11-22T00:59:00.000Z",
+  resolved_at: null,
+  update_count: 1,
+  components: ["api"],
+  url: null,
+  region: null
+}
+
+describe("eventsBetween", () => {
+  it("the first snapshot of a source is no change", () => {
+    assert.deepStrictEqual(eventsBetween(source, undefined, base, at), [])
+  })
+
+  it("a component going critical with an incident yields source, component and incident events", () => {
+    const next: Snapshot = {
+      ...base,
+      status: "degraded",
+      components: base.components.map((c) => ({ ...c, status: "critical" as const })),
+      incidents: [incident]
+    }
+    const events = eventsBetween(source, base, next, at)
+    assert.deepStrictEqual(events.map((e) => e.type), [
+      "source.status_changed",
+      "component.status_changed",
+      "component.status_changed",
+      "incident.created"
+    ])
+    const api = events.find((e) => e.component?.id === "api")!
+    assert.deepStrictEqual(api.component, { id: "api", name: "API", previous_status: "operational", current_status: "critical" })
+    assert.strictEqual(api.incident?.id, "inc1")
+    assert.strictEqual(api.timestamp, at.toISOString())
+    // The same change observed again (another runner, a retry) has the same ids.
+    assert.deepStrictEqual(eventsBetween(source, base, next, new Date()).map((e) => e.id), events.map((e) => e.id))
+    assert.strictEqual(new Set(events.map((e) => e.id)).size, events.length)
+  })
+
+  it("incident updates and resolution, including an incident that vanished from the feed", () => {
+    const open: Snapshot = { ...base, incidents: [incident] }
+    const updated: Snapshot = { ...base, incidents: [{ ...incident, status: "identified", update_count: 2 }] }
+    assert.deepStrictEqual(eventsBetween(source, open, updated, at).map((e) => e.type), ["incident.updated"])
+    const resolved: Snapshot = { ...base, incidents: [{ ...incident, status: "resolved", resolved_at: at.toISOString() }] }
+    assert.deepStrictEqual(eventsBetween(source, updated, resolved, at).map((e) => e.type), ["incident.resolved"])
+    const gone = eventsBetween(source, open, base, at)
+    assert.deepStrictEqual(gone.map((e) => [e.type, e.incident?.status]), [["incident.resolved", "resolved"]])
+  })
+
+  it("maintenance scheduled, started and completed", () => {
+    const m = { id: "m1", title: "DB", status: "scheduled" as const, scheduled_for: "2026-11-23T00:00:00.000Z", scheduled_until: null, components: [], url: null }
+    const scheduled: Snapshot = { ...base, maintenances: [m] }
+    const started: Snapshot = { ...base, status: "maintenance", maintenances: [{ ...m, status: "in_progress" }] }
+    assert.deepStrictEqual(eventsBetween(source, base, scheduled, at).map((e) => e.type), ["maintenance.scheduled"])
+    assert.deepStrictEqual(eventsBetween(source, scheduled, started, at).map((e) => e.type), ["source.status_changed", "maintenance.started"])
+    assert.deepStrictEqual(eventsBetween(source, started, base, at).map((e) => e.type), ["source.status_changed", "maintenance.completed"])
+  })
+
+  it("the fingerprint ignores nothing that matters and nothing that does not change", () => {
+    assert.strictEqual(fingerprint(base), fingerprint({ ...base, warnings: ["x"], description: "Other words" }))
+    assert.notStrictEqual(fingerprint(base), fingerprint({ ...base, incidents: [incident] }))
+  })
+})

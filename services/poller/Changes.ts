@@ -1,0 +1,154 @@
+import { createHash } from "node:crypto"
+import type { StatusEvent } from "../domain/Event.ts"
+import type { Snapshot, SnapshotIncident, SnapshotMaintenance } from "../domain/Snapshot.ts"
+
+export interface SourceRef {
+  readonly key: string
+  readonly name: string
+}
+
+/** A stable id for one observed change, so that the same change seen twice gets the same id. */
+const eventId = (parts: ReadonlyArray<string | number | null>): string =>
+  createHash("sha256").update(parts.join("\u0000")).digest("base64url").slice(0, 22)
+
+/** The snapshot without what changes on every poll of a healthy source (nothing, today), as a comparable string. */
+export const fingerprint = (snapshot: Snapshot): string =>
+  JSON.stringify([
+    snapshot.status,
+    snapshot.components.map((c) => [c.id, c.status, c.name, c.parent_id]),
+    snapshot.incidents.map((i) => [i.id, i.status, i.impact, i.update_count, i.resolved_at]),
+    snapshot.maintenances.map((m) => [m.id, m.status, m.scheduled_for, m.scheduled_until]),
+    snapshot.regions.map((r) => [r.region, r.status])
+  ])
+
+const maintenanceOf = (m: SnapshotMaintenance) => ({
+  id: m.id,
+  title: m.title,
+  status: m.status,
+  scheduled_for: m.scheduled_for,
+  scheduled_until: m.scheduled_until
+})
+
+const incidentOf = (i: SnapshotIncident) => ({
+  id: i.id,
+  title: i.title,
+  status: i.status,
+  impact: i.impact,
+  created_at: i.created_at,
+  resolved_at: i.resolved_at,
+  update_count: i.update_count
+})
+
+/**
+ * The events between two snapshots of one source: status changes of the
+ * source and of each component (with the open incident affecting it), and
+ * incident and maintenance lifecycle. The first snapshot of a source (no
+ * previous) yields no events: it is what the source already was.
+ */
+export const eventsBetween = (
+  source: SourceRef,
+  previous: Snapshot | undefined,
+  next: Snapshot,
+  at: Date
+): Array<StatusEvent> => {
+  if (!previous) return []
+  const timestamp = at.toISOString()
+  const ref = { key: source.key, name: source.name }
+  const events: Array<StatusEvent> = []
+  const prevOpenIds = new Set(previous.incidents.filter((i) => i.resolved_at === null).map((i) => i.id))
+
+  if (previous.status !== next.status) {
+    events.push({
+      id: eventId([source.key, "source", previous.status, next.status, fingerprint(next)]),
+      type: "source.status_changed",
+      timestamp,
+      source: ref,
+      previous_status: previous.status,
+      current_status: next.status
+    })
+  }
+
+  const before = new Map(previous.components.map((c) => [c.id, c]))
+  for (const c of next.components) {
+    const old = before.get(c.id)
+    if (!old || old.status === c.status) continue
+    const related = next.incidents.find((i) => i.components.includes(c.id) && i.resolved_at === null) ??
+      next.incidents.find((i) => i.components.includes(c.id))
+    events.push({
+      id: eventId([source.key, "component", c.id, old.status, c.status, related?.id ?? null, related?.update_count ?? 0]),
+      type: "component.status_changed",
+      timestamp,
+      source: ref,
+      component: { id: c.id, name: c.name, previous_status: old.status, current_status: c.status },
+      ...(related ? { incident: incidentOf(related) } : {})
+    })
+  }
+
+  const prevIncidents = new Map(previous.incidents.map((i) => [i.id, i]))
+  for (const i of next.incidents) {
+    const old = prevIncidents.get(i.id)
+    let type: StatusEvent["type"] | undefined
+    if (!old) type = i.resolved_at === null ? "incident.created" : undefined
+    else if (i.resolved_at !== null && old.resolved_at === null) type = "incident.resolved"
+    else if (old.update_count !== i.update_count || old.status !== i.status || old.impact !== i.impact) {
+      type = "incident.updated"
+    }
+    if (type) {
+      events.push({
+        id: eventId([source.key, type, i.id, i.status, i.update_count]),
+        type,
+        timestamp,
+        source: ref,
+        incident: incidentOf(i)
+      })
+    }
+  }
+  // An open incident that disappeared from the feed (providers drop resolved ones) is resolved.
+  for (const id of prevOpenIds) {
+    if (next.incidents.some((i) => i.id === id)) continue
+    const old = prevIncidents.get(id)!
+    events.push({
+      id: eventId([source.key, "incident.resolved", id, "gone"]),
+      type: "incident.resolved",
+      timestamp,
+      source: ref,
+      incident: { ...incidentOf(old), status: "resolved", resolved_at: timestamp }
+    })
+  }
+
+  const prevMaint = new Map(previous.maintenances.map((m) => [m.id, m]))
+  for (const m of next.maintenances) {
+    const old = prevMaint.get(m.id)
+    const active = m.status === "in_progress" || m.status === "verifying"
+    const wasActive = old !== undefined && (old.status === "in_progress" || old.status === "verifying")
+    const type: StatusEvent["type"] | undefined = !old
+      ? active ? "maintenance.started" : m.status === "scheduled" ? "maintenance.scheduled" : undefined
+      : active && !wasActive
+      ? "maintenance.started"
+      : m.status === "completed" && old.status !== "completed"
+      ? "maintenance.completed"
+      : undefined
+    if (type) {
+      events.push({
+        id: eventId([source.key, type, m.id, m.status]),
+        type,
+        timestamp,
+        source: ref,
+        maintenance: maintenanceOf(m)
+      })
+    }
+  }
+  for (const [id, old] of prevMaint) {
+    const wasActive = old.status === "in_progress" || old.status === "verifying"
+    if (wasActive && !next.maintenances.some((m) => m.id === id)) {
+      events.push({
+        id: eventId([source.key, "maintenance.completed", id, "gone"]),
+        type: "maintenance.completed",
+        timestamp,
+        source: ref,
+        maintenance: { ...maintenanceOf(old), status: "completed" }
+      })
+    }
+  }
+  return events
+}

@@ -1,0 +1,21 @@
+import { NodeClusterSocket } from "@effect/platform-node"
+import { Config, Effect, Layer, Option } from "effect"
+import { RunnerAddress, SingleRunner } from "effect/cluster"
+import { Digest } from "effect/crypto"
+
+/**
+ * The cluster a process joins. `start` runs a single runner in-process that
+ * owns every shard; `runner` joins a cluster of runner processes that share
+ * the shards, with runner and shard-lock storage in PostgreSQL, talking over
+ * TCP on RUNNER_HOST:RUNNER_PORT.
+ */
+export const single = SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer.provide(Digest.layerWebCrypto))
+
+export const socket = Layer.unwrap(Effect.gen(function*() {
+  const host = yield* Config.String("RUNNER_HOST").pipe(Config.withDefault("127.0.0.1"))
+  const port = yield* Config.Port("RUNNER_PORT").pipe(Config.withDefault(34431))
+  return NodeClusterSocket.layer({
+    storage: "sql",
+    shardingConfig: { runnerAddress: Option.some(RunnerAddress.make(host, port)) }
+  })
+}))

@@ -1,0 +1,70 @@
+import { Context, Effect, Layer } from "effect"
+
+export interface PollerStatsSnapshot {
+  readonly checks: number
+  readonly failures: number
+  readonly notModified: number
+  readonly changes: number
+  readonly sources: number
+  /** schedule lag (actual start minus planned start), milliseconds */
+  readonly lag: { readonly p50: number; readonly p99: number; readonly max: number; readonly samples: number }
+}
+
+/** How many recent lag samples are kept for percentiles. */
+const window = 200_000
+
+const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
+
+/** Counters of this process's pollers, for /metrics, logs and the benchmark. */
+export class PollerStats extends Context.Service<PollerStats, {
+  check(outcome: "fresh" | "not_modified" | "failed", lagMs: number): void
+  changed(): void
+  sources(shard: number, count: number): void
+  readonly snapshot: Effect.Effect<PollerStatsSnapshot>
+  readonly reset: Effect.Effect<void>
+}>()("statusgrid/poller/PollerStats") {
+  static readonly layer = Layer.sync(PollerStats, () => {
+    let checks = 0
+    let failures = 0
+    let notModified = 0
+    let changes = 0
+    let maxLag = 0
+    let lags = new Float64Array(window)
+    let filled = 0
+    let next = 0
+    const perShard = new Map<number, number>()
+    return PollerStats.of({
+      check: (outcome, lagMs) => {
+        checks++
+        if (outcome === "failed") failures++
+        if (outcome === "not_modified") notModified++
+        if (lagMs > maxLag) maxLag = lagMs
+        lags[next] = lagMs
+        next = (next + 1) % window
+        if (filled < window) filled++
+      },
+      changed: () => {
+        changes++
+      },
+      sources: (shard, count) => {
+        perShard.set(shard, count)
+      },
+      snapshot: Effect.sync(() => {
+        const sorted = Array.from(lags.subarray(0, filled)).toSorted((a, b) => a - b)
+        return {
+          checks,
+          failures,
+          notModified,
+          changes,
+          sources: [...perShard.values()].reduce((a, b) => a + b, 0),
+          lag: { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: maxLag, samples: filled }
+        }
+      }),
+      reset: Effect.sync(() => {
+        checks = failures = notModified = changes = maxLag = filled = next = 0
+        lags = new Float64Array(window)
+      })
+    })
+  })
+}

@@ -1,0 +1,550 @@
+import { Cause, Clock, Config, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Queue, Schema, Semaphore } from "effect"
+import type { Scope } from "effect"
+import * as Path from "node:path"
+import type { CheckResultRow } from "../domain/CheckResult.ts"
+import { ClickHouse } from "../platform/ClickHouse.ts"
+import * as Spill from "./ResultWriter/Spill.ts"
+
+export {
+  ResultWriterError,
+  SpillDeleteFailed,
+  SpillDirUnavailable,
+  SpillReadFailed,
+  SpillWriteFailed
+} from "./ResultWriter/Spill.ts"
+
+/** What the writer holds and has done since it started (this process only). */
+export const WriterStats = Schema.Struct({
+  /** rows in memory, not yet in ClickHouse (including a batch being inserted) */
+  buffered_rows: Schema.Number,
+  /** rows in spill files on disk, not yet in ClickHouse */
+  spilled_rows: Schema.Number,
+  spilled_files: Schema.Number,
+  written_rows: Schema.Number,
+  /** successful inserts */
+  written_batches: Schema.Number,
+  /** failed insert attempts (each retry counts) */
+  failed_attempts: Schema.Number,
+  /** unreadable spill files set aside as `<name>.rejected` */
+  rejected_files: Schema.Number,
+  last_error: Schema.NullOr(Schema.String),
+  /** ISO 8601 */
+  last_error_at: Schema.NullOr(Schema.String)
+})
+export type WriterStats = typeof WriterStats.Type
+
+export interface ResultWriterOptions {
+  /** Where batches go when memory is full or at shutdown; replayed on start. One process per directory. */
+  readonly spillDir: string
+  /** Rows per insert; a full batch is inserted at once. Default 10,000. */
+  readonly batchRows?: number
+  /** A partial batch is inserted this long after its oldest row arrived. Default 1,000. */
+  readonly flushMs?: number
+  /** Most rows held in memory; past it whole batches are spilled to disk. Default 200,000. */
+  readonly memoryRows?: number
+  /** First retry delay after a failed insert, doubling up to `retryMaxMs`. Default 200. */
+  readonly retryBaseMs?: number
+  /** Default 10,000. */
+  readonly retryMaxMs?: number
+  /** An insert taking longer counts as failed (and is retried). Default 30,000. */
+  readonly insertTimeoutMs?: number
+  /** How long the final flush may take when the layer closes, before the rest is spilled. Default 5,000. */
+  readonly shutdownMs?: number
+  /** Default "check_results". */
+  readonly table?: string
+}
+
+export const defaults = {
+  batchRows: 10_000,
+  flushMs: 1_000,
+  memoryRows: 200_000,
+  retryBaseMs: 200,
+  retryMaxMs: 10_000,
+  insertTimeoutMs: 30_000,
+  shutdownMs: 5_000,
+  table: "check_results"
+} as const
+
+/**
+ * Writes check results to ClickHouse in batches, off the pollers' path.
+ *
+ * `write` appends to memory and returns; one background fiber inserts full
+ * batches at once and partial ones `flushMs` after their oldest row. A failed
+ * insert (any ClickHouseError, or a timeout) keeps its batch and is retried
+ * with backoff (200 ms doubling to 10 s) while rows accumulate, up to
+ * `memoryRows`; past that, `write` spills whole batches (oldest first) to
+ * NDJSON files, which are inserted before the memory batches once ClickHouse
+ * answers, and deleted only after their insert succeeded. Closing the layer
+ * tries one last flush, spills what is left, and the next start replays the
+ * files before anything else.
+ *
+ * Spill directory: `RESULTS_SPILL_DIR`, default `<DATA_DIR>/spill`, because it
+ * must outlive the process (a temporary directory would not survive a
+ * reboot). It is locked by one process (`writer.lock`), since two writers
+ * replaying the same files would insert them twice; runners sharing a
+ * machine need their own directory. The DataDir service is not used: a
+ * runner against ClickHouse and PostgreSQL servers has no other use for
+ * DATA_DIR and its lock.
+ *
+ * Guarantees: at least once, not exactly once. Rows are lost only when the
+ * process dies without closing the layer (what is in memory: at most
+ * `memoryRows`, about `flushMs` worth in steady state) or when neither
+ * ClickHouse nor the disk takes them at shutdown (logged with the count). A
+ * row is written twice when the process dies between an insert and the
+ * deletion of its spill file, or when an insert timed out (or was abandoned
+ * at shutdown) but had landed. A spill file that cannot be decoded is
+ * renamed `<name>.rejected` and left for a person.
+ */
+export class ResultWriter extends Context.Service<ResultWriter, {
+  /**
+   * Accepts rows for writing. Cheap while under the memory bound; past it,
+   * waits for a disk spill. Fails only when that spill fails, and then
+   * accepts none of `rows`.
+   */
+  write(rows: ReadonlyArray<CheckResultRow>): Effect.Effect<void, Spill.ResultWriterError>
+  /**
+   * Waits until every row accepted before the call is in ClickHouse (after
+   * the layer started closing: in ClickHouse or spilled). While ClickHouse
+   * is down this waits for it; add a timeout where that matters.
+   */
+  readonly flush: Effect.Effect<void>
+  readonly stats: Effect.Effect<WriterStats>
+}>()("statusgrid/poller/ResultWriter") {
+  static readonly make = (options: ResultWriterOptions) => make(options)
+
+  /**
+   * From the environment: `RESULTS_BATCH_ROWS`, `RESULTS_FLUSH_MS`, `RESULTS_MEMORY_ROWS`,
+   * `RESULTS_INSERT_TIMEOUT_MS`, `RESULTS_SHUTDOWN_MS`, and `RESULTS_SPILL_DIR` (default
+   * `<DATA_DIR>/spill`, `DATA_DIR` defaulting to `./data`).
+   */
+  static readonly layer = Layer.effect(
+    ResultWriter,
+    Effect.gen(function*() {
+      const options = yield* optionsFromConfig
+      return yield* make(options)
+    })
+  )
+}
+
+const positiveInt = (name: string, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
+
+const optionsFromConfig = Effect.gen(function*() {
+  const spillDir = yield* Config.option(Config.String("RESULTS_SPILL_DIR"))
+  const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault("./data"))
+  return {
+    spillDir: Option.getOrElse(spillDir, () => Path.join(dataDir, "spill")),
+    batchRows: yield* positiveInt("RESULTS_BATCH_ROWS", defaults.batchRows),
+    flushMs: yield* positiveInt("RESULTS_FLUSH_MS", defaults.flushMs),
+    memoryRows: yield* positiveInt("RESULTS_MEMORY_ROWS", defaults.memoryRows),
+    insertTimeoutMs: yield* positiveInt("RESULTS_INSERT_TIMEOUT_MS", defaults.insertTimeoutMs),
+    shutdownMs: yield* positiveInt("RESULTS_SHUTDOWN_MS", defaults.shutdownMs)
+  } satisfies ResultWriterOptions
+})
+
+interface Batch {
+  /** Acceptance order, shared by memory batches and spill files; `flush` waits on it. */
+  readonly seq: number
+  readonly rows: ReadonlyArray<CheckResultRow>
+}
+
+interface Spilled {
+  readonly seq: number
+  readonly file: Spill.SpillFile
+}
+
+type Job =
+  | { readonly _tag: "Memory"; readonly batch: Batch }
+  | { readonly _tag: "File"; readonly entry: Spilled }
+  | { readonly _tag: "Wait"; readonly ms: number | undefined }
+
+const describe = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  if (Cause.isTimeoutError(error)) return "insert timed out"
+  const inner = (error as { readonly cause?: unknown } | undefined)?.cause
+  const operation = (error as { readonly operation?: unknown } | undefined)?.operation
+  const message = inner instanceof Error ? inner.message : error instanceof Error ? error.message : String(error)
+  return typeof operation === "string" ? `${operation}: ${message}` : message
+}
+
+/** Until the signal is raised or `ms` passes (forever when undefined). */
+const waitFor = (signal: Queue.Queue<void>, ms: number | undefined) =>
+  ms === undefined
+    ? Queue.take(signal)
+    : Queue.take(signal).pipe(Effect.timeoutOption(Duration.millis(Math.max(1, ms))), Effect.asVoid)
+
+const make = Effect.fnUntraced(function*(
+  options: ResultWriterOptions
+): Effect.fn.Return<ResultWriter["Service"], Spill.ResultWriterError, ClickHouse | Scope.Scope> {
+  const ch = yield* ClickHouse
+  const clock = yield* Clock.Clock
+  const batchRows = Math.max(1, Math.floor(options.batchRows ?? defaults.batchRows))
+  const flushMs = Math.max(1, options.flushMs ?? defaults.flushMs)
+  const memoryRows = Math.max(1, Math.floor(options.memoryRows ?? defaults.memoryRows))
+  const retryBaseMs = Math.max(1, options.retryBaseMs ?? defaults.retryBaseMs)
+  const retryMaxMs = Math.max(retryBaseMs, options.retryMaxMs ?? defaults.retryMaxMs)
+  const insertTimeout = Duration.millis(Math.max(1, options.insertTimeoutMs ?? defaults.insertTimeoutMs))
+  const shutdownMs = Math.max(0, options.shutdownMs ?? defaults.shutdownMs)
+  const table = options.table ?? defaults.table
+  const dir = Path.resolve(options.spillDir)
+
+  const existing = yield* Spill.open(dir)
+  const runStart = clock.currentTimeMillisUnsafe()
+
+  // State. Fibers interleave only at effect boundaries, so each synchronous block below is atomic.
+  let seq = 0
+  let open: Array<CheckResultRow> = []
+  let openSince = 0
+  const sealed: Array<Batch> = []
+  /** The memory batch the flusher is inserting. */
+  let inflight: Batch | undefined
+  /** Memory batches a writer is spilling right now (still counted in `buffered`). */
+  const spilling = new Set<Batch>()
+  let buffered = 0
+  /** Spill files not yet in ClickHouse, oldest first (by name). */
+  const spilled: Array<Spilled> = existing.map((file) => ({ seq: seq++, file }))
+  let spilledRows = existing.reduce((n, file) => n + file.rows, 0)
+  let writtenRows = 0
+  let writtenBatches = 0
+  let failedAttempts = 0
+  let rejectedFiles = 0
+  let lastError: string | null = null
+  let lastErrorAt: string | null = null
+  let failing = false
+  let closing = false
+
+  /** Something to insert (a batch sealed, or a first row that starts the flush timer). Sticky, so never missed. */
+  const wake = yield* Queue.sliding<void>(1)
+  /** Cuts a retry backoff short: `flush` and shutdown. */
+  const urgent = yield* Queue.sliding<void>(1)
+  /** Completed (and replaced) whenever rows leave memory or disk; `flush` waits on it. */
+  let progress = Deferred.makeUnsafe<void>()
+  /** One spill at a time, so the memory bound is checked against settled state. */
+  const spillLock = yield* Semaphore.make(1)
+
+  const notifyProgress = () => {
+    const done = progress
+    progress = Deferred.makeUnsafe<void>()
+    Deferred.doneUnsafe(done, Exit.void)
+  }
+
+  const sealOpen = () => {
+    if (open.length === 0) return
+    sealed.push({ seq: seq++, rows: open })
+    open = []
+  }
+
+  const append = (rows: ReadonlyArray<CheckResultRow>) => {
+    let signal = open.length === 0
+    for (const row of rows) {
+      if (open.length === 0) openSince = clock.currentTimeMillisUnsafe()
+      open.push(row)
+      if (open.length >= batchRows) {
+        sealOpen()
+        signal = true
+      }
+    }
+    buffered += rows.length
+    if (signal) Queue.offerUnsafe(wake, undefined)
+  }
+
+  const addSpilled = (entry: Spilled) => {
+    let i = spilled.length
+    while (i > 0 && spilled[i - 1]!.file.name > entry.file.name) i--
+    spilled.splice(i, 0, entry)
+    spilledRows += entry.file.rows
+    Queue.offerUnsafe(wake, undefined)
+  }
+
+  const removeSpilled = (entry: Spilled) => {
+    const i = spilled.indexOf(entry)
+    if (i < 0) return
+    spilled.splice(i, 1)
+    spilledRows -= entry.file.rows
+  }
+
+  const spillName = (batch: Batch) => Spill.fileName(runStart, batch.seq, batch.rows.length)
+
+  /** Moves a memory batch to disk; on failure it goes back to the head of the queue. */
+  const spillBatch = (batch: Batch) =>
+    Effect.suspend(() => {
+      spilling.add(batch)
+      return Spill.write(dir, spillName(batch), batch.rows)
+    }).pipe(
+      Effect.onExit((exit) =>
+        Effect.sync(() => {
+          spilling.delete(batch)
+          if (Exit.isSuccess(exit)) {
+            buffered -= batch.rows.length
+            addSpilled({ seq: batch.seq, file: exit.value })
+          } else {
+            sealed.unshift(batch)
+          }
+          notifyProgress()
+        })
+      )
+    )
+
+  /** Writes rows straight to disk, all or nothing: files are listed only once every one is written. */
+  const spillDirect = Effect.fnUntraced(function*(rows: ReadonlyArray<CheckResultRow>) {
+    const written: Array<Spilled> = []
+    for (let i = 0; i < rows.length; i += batchRows) {
+      const batch: Batch = { seq: seq++, rows: rows.slice(i, i + batchRows) }
+      const result = yield* Effect.result(Spill.write(dir, spillName(batch), batch.rows))
+      if (result._tag === "Failure") {
+        for (const entry of written) yield* Effect.ignore(Spill.remove(dir, entry.file.name))
+        return yield* Effect.fail(result.failure)
+      }
+      written.push({ seq: batch.seq, file: result.success })
+    }
+    for (const entry of written) addSpilled(entry)
+  })
+
+  /** The slow path of `write`, under the spill lock: make room by spilling the oldest batches, then append. */
+  const spillThenAppend = Effect.fnUntraced(function*(rows: ReadonlyArray<CheckResultRow>) {
+    if (!closing) {
+      let spilledNow = 0
+      while (buffered + rows.length > memoryRows) {
+        if (sealed.length === 0) sealOpen()
+        const victim = sealed.shift()
+        if (victim === undefined) break
+        yield* spillBatch(victim)
+        spilledNow += victim.rows.length
+      }
+      if (spilledNow > 0) {
+        // Warn when spilling starts; each further spill is only worth a debug line.
+        const log = spilledRows === spilledNow ? Effect.logWarning : Effect.logDebug
+        yield* log("memory bound reached; check results spilled to disk").pipe(
+          Effect.annotateLogs({ rows: spilledNow, spilled_rows: spilledRows, buffered_rows: buffered, dir })
+        )
+      }
+      if (buffered + rows.length <= memoryRows) return append(rows)
+    }
+    // Closing, or the rows do not fit even with only the batch being inserted left in memory.
+    yield* spillDirect(rows)
+  })
+
+  const write = (rows: ReadonlyArray<CheckResultRow>): Effect.Effect<void, Spill.ResultWriterError> =>
+    rows.length === 0
+      ? Effect.void
+      : Effect.suspend(() => {
+        if (!closing && buffered + rows.length <= memoryRows) {
+          append(rows)
+          return Effect.void
+        }
+        // Disk writes must not be cut in half by an interrupted caller: state is updated on their exit.
+        return spillLock.withPermit(Effect.uninterruptible(Effect.suspend(() => spillThenAppend(rows))))
+      })
+
+  const recordFailure = (cause: Cause.Cause<unknown>) =>
+    Effect.suspend(() => {
+      failedAttempts++
+      lastError = describe(cause)
+      lastErrorAt = new Date(clock.currentTimeMillisUnsafe()).toISOString()
+      if (failing) return Effect.void
+      failing = true
+      return Effect.logWarning("ClickHouse insert failed; keeping the rows and retrying").pipe(
+        Effect.annotateLogs({ error: lastError, buffered_rows: buffered, spilled_rows: spilledRows })
+      )
+    })
+
+  /** One insert; `true` when it succeeded. Any failure (ClickHouseError, timeout, defect) counts. */
+  const attempt = (rows: ReadonlyArray<CheckResultRow>): Effect.Effect<boolean> =>
+    ch.insert(table, rows).pipe(
+      Effect.timeout(insertTimeout),
+      Effect.exit,
+      Effect.flatMap((exit) => {
+        if (Exit.isSuccess(exit)) {
+          writtenRows += rows.length
+          writtenBatches++
+          if (!failing) return Effect.succeed(true)
+          failing = false
+          return Effect.logInfo("ClickHouse inserts recovered").pipe(
+            Effect.annotateLogs({ failed_attempts: failedAttempts }),
+            Effect.as(true)
+          )
+        }
+        if (Cause.hasInterruptsOnly(exit.cause)) return Effect.interrupt
+        return recordFailure(exit.cause).pipe(Effect.as(false))
+      })
+    )
+
+  /** Inserts until it succeeds (`true`) or the writer starts closing (`false`). */
+  const insertWithRetry = Effect.fnUntraced(function*(rows: ReadonlyArray<CheckResultRow>) {
+    let delay = retryBaseMs
+    while (true) {
+      if (yield* attempt(rows)) return true
+      if (closing) return false
+      yield* waitFor(urgent, delay)
+      if (closing) return false
+      delay = Math.min(delay * 2, retryMaxMs)
+    }
+  })
+
+  const nextJob = (now: number): Job => {
+    if (inflight !== undefined) return { _tag: "Memory", batch: inflight }
+    const file = spilled[0]
+    if (file !== undefined) return { _tag: "File", entry: file }
+    if (sealed.length === 0 && open.length > 0 && now - openSince >= flushMs) sealOpen()
+    const batch = sealed.shift()
+    if (batch !== undefined) {
+      inflight = batch
+      return { _tag: "Memory", batch }
+    }
+    return { _tag: "Wait", ms: open.length > 0 ? openSince + flushMs - now : undefined }
+  }
+
+  const runMemory = Effect.fnUntraced(function*(batch: Batch) {
+    if (!(yield* insertWithRetry(batch.rows))) return
+    inflight = undefined
+    buffered -= batch.rows.length
+    notifyProgress()
+  })
+
+  const runFile = Effect.fnUntraced(function*(entry: Spilled) {
+    const path = Path.join(dir, entry.file.name)
+    const read = yield* Effect.result(Spill.read(dir, entry.file.name))
+    if (read._tag === "Failure") {
+      // Retrying cannot fix a corrupt file; set it aside for a person and carry on with the others.
+      yield* Effect.logError("unreadable spill file set aside as .rejected").pipe(
+        Effect.annotateLogs({ path, error: describe(Cause.fail(read.failure.reason)) })
+      )
+      yield* Effect.ignore(Spill.reject(dir, entry.file.name))
+      removeSpilled(entry)
+      rejectedFiles++
+      notifyProgress()
+      return
+    }
+    if (!(yield* insertWithRetry(read.success))) return
+    const removed = yield* Effect.result(Spill.remove(dir, entry.file.name))
+    if (removed._tag === "Failure") {
+      yield* Effect.logError("written spill file could not be deleted; its rows will be written again on restart")
+        .pipe(Effect.annotateLogs({ path }))
+    }
+    removeSpilled(entry)
+    notifyProgress()
+  })
+
+  const flusher = Effect.gen(function*() {
+    // `closing` is set by the shutdown finalizer, between steps.
+    while (true) {
+      if (closing) return
+      const job = nextJob(clock.currentTimeMillisUnsafe())
+      const step = job._tag === "Wait"
+        ? waitFor(wake, job.ms)
+        : job._tag === "File"
+        ? runFile(job.entry)
+        : runMemory(job.batch)
+      // A defect must not stop the writes for good: log it and carry on after a pause.
+      yield* step.pipe(
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.logError("result writer failed; continuing", cause).pipe(
+              Effect.andThen(Effect.sleep(Duration.millis(retryMaxMs)))
+            )
+        )
+      )
+    }
+  })
+
+  /** Once each, in order, the batches still in memory; stops at the first failure. */
+  const finalFlush = Effect.gen(function*() {
+    sealOpen()
+    if (inflight !== undefined) {
+      if (!(yield* attempt(inflight.rows))) return
+      buffered -= inflight.rows.length
+      inflight = undefined
+    }
+    while (sealed.length > 0) {
+      const batch = sealed[0]!
+      if (!(yield* attempt(batch.rows))) return
+      sealed.shift()
+      buffered -= batch.rows.length
+    }
+  })
+
+  const spillRest = Effect.gen(function*() {
+    sealOpen()
+    const rest = inflight === undefined ? [...sealed] : [inflight, ...sealed]
+    inflight = undefined
+    sealed.length = 0
+    let lost = 0
+    for (const batch of rest) {
+      const result = yield* Effect.result(Spill.write(dir, spillName(batch), batch.rows))
+      buffered -= batch.rows.length
+      if (result._tag === "Success") addSpilled({ seq: batch.seq, file: result.success })
+      else lost += batch.rows.length
+    }
+    if (lost > 0) {
+      yield* Effect.logError("could neither write nor spill check results at shutdown; they are lost").pipe(
+        Effect.annotateLogs({ rows: lost, dir })
+      )
+    } else if (rest.length > 0) {
+      yield* Effect.logInfo("check results spilled at shutdown; they are written on the next start").pipe(
+        Effect.annotateLogs({ rows: rest.reduce((n, b) => n + b.rows.length, 0), dir })
+      )
+    }
+  })
+
+  const shutdown = (fiber: Fiber.Fiber<void>) =>
+    Effect.gen(function*() {
+      const deadline = clock.currentTimeMillisUnsafe() + shutdownMs
+      closing = true
+      Queue.offerUnsafe(wake, undefined)
+      Queue.offerUnsafe(urgent, undefined)
+      // Let an insert in progress finish rather than abandon it (it could land and be spilled too).
+      const done = yield* Fiber.await(fiber).pipe(Effect.timeoutOption(Duration.millis(shutdownMs)))
+      if (Option.isNone(done)) yield* Fiber.interrupt(fiber)
+      yield* spillLock.withPermit(Effect.gen(function*() {
+        const left = deadline - clock.currentTimeMillisUnsafe()
+        if (left > 0) yield* finalFlush.pipe(Effect.timeoutOption(Duration.millis(left)))
+        yield* spillRest
+        notifyProgress()
+      }))
+    })
+
+  const fiber = yield* Effect.forkScoped(flusher)
+  yield* Effect.addFinalizer(() => shutdown(fiber))
+
+  const pendingUpTo = (target: number) =>
+    (inflight !== undefined && inflight.seq <= target) ||
+    (sealed[0] !== undefined && sealed[0].seq <= target) ||
+    [...spilling].some((b) => b.seq <= target) ||
+    (!closing && spilled.some((s) => s.seq <= target))
+
+  const flush = Effect.gen(function*() {
+    const target = yield* Effect.sync(() => {
+      sealOpen()
+      Queue.offerUnsafe(wake, undefined)
+      Queue.offerUnsafe(urgent, undefined)
+      return seq - 1
+    })
+    while (true) {
+      // Checked and captured together, so a completion in between cannot be missed.
+      const waitOn = yield* Effect.sync(() => pendingUpTo(target) ? progress : undefined)
+      if (waitOn === undefined) return
+      yield* Deferred.await(waitOn)
+    }
+  })
+
+  const stats = Effect.sync((): WriterStats => ({
+    buffered_rows: buffered,
+    spilled_rows: spilledRows,
+    spilled_files: spilled.length,
+    written_rows: writtenRows,
+    written_batches: writtenBatches,
+    failed_attempts: failedAttempts,
+    rejected_files: rejectedFiles,
+    last_error: lastError,
+    last_error_at: lastErrorAt
+  }))
+
+  if (existing.length > 0) {
+    yield* Effect.logInfo("replaying spilled check results").pipe(
+      Effect.annotateLogs({ files: existing.length, rows: spilledRows, dir })
+    )
+  }
+
+  return ResultWriter.of({ write, flush, stats })
+})

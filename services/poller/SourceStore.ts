@@ -1,0 +1,152 @@
+import { Array as Arr, Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import type { Snapshot } from "../domain/Snapshot.ts"
+
+/** What a shard needs to know of one of its sources. */
+export interface PolledSource {
+  readonly id: string
+  readonly key: string
+  readonly name: string
+  readonly provider_type: string
+  readonly status_page_url: string
+  readonly poll_interval_s: number
+  readonly regions: ReadonlyArray<string>
+}
+
+export interface CheckMark {
+  readonly key: string
+  readonly checkedAt: Date
+  readonly error: string | null
+}
+
+// Array parameters must not hold nulls (the driver cannot encode them): "" stands for NULL, undone by NULLIF.
+
+/** The shard of a source key: PostgreSQL's own text hash, so SQL and code agree. */
+const shardExpr = (shards: number) => `((hashtextextended(key, 0) % ${shards}) + ${shards}) % ${shards}`
+
+/**
+ * The poller's view of PostgreSQL: the sources of a shard, and the state a
+ * check leaves there (status, counts, components, incidents, last check).
+ * Errors are defects: PostgreSQL being unreachable stops the shard, and the
+ * cluster restarts it.
+ */
+export class SourceStore extends Context.Service<SourceStore, {
+  /** Enabled, readable sources whose key falls in `shard` of `shards`. */
+  loadShard(shard: number, shards: number): Effect.Effect<ReadonlyArray<PolledSource>>
+  /** The shard a key belongs to. */
+  shardOf(key: string, shards: number): Effect.Effect<number>
+  /** Records when sources were last checked (and their last error), in one statement. */
+  markChecked(marks: ReadonlyArray<CheckMark>): Effect.Effect<void>
+  /** Writes a changed snapshot: status and counts, components (with hierarchy), incidents. */
+  applySnapshot(source: PolledSource, snapshot: Snapshot, at: Date): Effect.Effect<void>
+}>()("statusgrid/poller/SourceStore") {
+  static readonly layer = Layer.effect(
+    SourceStore,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient
+
+      const loadShard = (shard: number, shards: number) =>
+        sql.unsafe<PolledSource>(
+          `SELECT id, key, name, provider_type, status_page_url, poll_interval_s, regions
+           FROM sources
+           WHERE enabled AND kind <> 'manual' AND provider_type IS NOT NULL AND status_page_url IS NOT NULL
+             AND ${shardExpr(shards)} = $1
+           ORDER BY key`,
+          [shard]
+        ).pipe(Effect.orDie)
+
+      const shardOf = (key: string, shards: number) =>
+        sql.unsafe<{ shard: number }>(
+          `SELECT (((hashtextextended($1, 0) % ${shards}) + ${shards}) % ${shards})::int AS shard`,
+          [key]
+        ).pipe(Effect.map((rows) => rows[0]!.shard), Effect.orDie)
+
+      const markChecked = (marks: ReadonlyArray<CheckMark>) => {
+        if (marks.length === 0) return Effect.void
+        return sql`
+          UPDATE sources AS s SET last_checked_at = v.checked_at::timestamptz, last_error = NULLIF(v.error, '')
+          FROM (SELECT * FROM unnest(${marks.map((m) => m.key)}::text[], ${marks.map((m) => m.checkedAt.toISOString())}::text[],
+                                     ${marks.map((m) => m.error ?? "")}::text[]) AS t(key, checked_at, error)) AS v
+          WHERE s.key = v.key`.pipe(Effect.asVoid, Effect.orDie)
+      }
+
+      const applySnapshot = (source: PolledSource, snapshot: Snapshot, at: Date) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const when = at.toISOString()
+          const leaves = snapshot.components.filter((c) => !c.is_group).length
+          const open = snapshot.incidents.filter((i) => i.resolved_at === null).length
+          yield* sql`
+            UPDATE sources SET status = ${snapshot.status}, components_count = ${leaves}, incidents_count = ${open},
+              last_changed_at = CASE WHEN status <> ${snapshot.status} THEN ${when}::timestamptz ELSE last_changed_at END,
+              updated_at = now()
+            WHERE id = ${source.id}`
+
+          const components: Array<Record<string, unknown>> = snapshot.components.map((c) => ({
+            source_id: source.id,
+            external_id: c.id,
+            name: c.name,
+            description: c.description,
+            status: c.status,
+            is_group: c.is_group,
+            region: c.region,
+            position: c.position,
+            last_changed_at: when
+          }))
+          if (Arr.isReadonlyArrayNonEmpty(components)) {
+            const ids = yield* sql<{ id: string; external_id: string }>`
+              INSERT INTO components ${sql.insert(components)}
+              ON CONFLICT (source_id, external_id) DO UPDATE SET
+                name = EXCLUDED.name, description = EXCLUDED.description, is_group = EXCLUDED.is_group,
+                region = EXCLUDED.region, position = EXCLUDED.position, updated_at = now(),
+                last_changed_at = CASE WHEN components.status <> EXCLUDED.status THEN EXCLUDED.last_changed_at
+                                       ELSE components.last_changed_at END,
+                status = EXCLUDED.status
+              RETURNING id, external_id`
+            const byExternal = new Map(ids.map((r) => [r.external_id, r.id]))
+            const children = snapshot.components.map((c) => ({
+              id: byExternal.get(c.id)!,
+              parent: c.parent_id === null ? null : byExternal.get(c.parent_id) ?? null
+            }))
+            yield* sql`
+              UPDATE components AS c SET parent_id = NULLIF(v.parent, '')::uuid
+              FROM (SELECT * FROM unnest(${children.map((c) => c.id)}::uuid[], ${children.map((c) => c.parent ?? "")}::text[])
+                    AS t(id, parent)) AS v
+              WHERE c.id = v.id AND c.parent_id IS DISTINCT FROM NULLIF(v.parent, '')::uuid`
+          }
+          yield* sql`
+            DELETE FROM components WHERE source_id = ${source.id}
+              AND NOT (external_id = ANY(${snapshot.components.map((c) => c.id)}::text[]))`
+
+          const incidents: Array<Record<string, unknown>> = snapshot.incidents.map((i) => ({
+            source_id: source.id,
+            external_id: i.id,
+            title: i.title,
+            status: i.status,
+            impact: i.impact,
+            url: i.url,
+            region: i.region,
+            update_count: i.update_count,
+            started_at: i.created_at,
+            updated_at: i.updated_at,
+            // A resolution time before the start (providers' clocks disagree) is clamped to the start.
+            resolved_at: i.resolved_at === null ? null : i.resolved_at < i.created_at ? i.created_at : i.resolved_at
+          }))
+          if (Arr.isReadonlyArrayNonEmpty(incidents)) {
+            yield* sql`
+              INSERT INTO incidents ${sql.insert(incidents)}
+              ON CONFLICT (source_id, external_id) DO UPDATE SET
+                title = EXCLUDED.title, status = EXCLUDED.status, impact = EXCLUDED.impact, url = EXCLUDED.url,
+                region = EXCLUDED.region, update_count = EXCLUDED.update_count, updated_at = EXCLUDED.updated_at,
+                resolved_at = EXCLUDED.resolved_at`
+          }
+          // Open incidents the provider no longer lists are over.
+          yield* sql`
+            UPDATE incidents SET resolved_at = greatest(${when}::timestamptz, started_at), status = 'resolved'
+            WHERE source_id = ${source.id} AND resolved_at IS NULL
+              AND NOT (external_id = ANY(${snapshot.incidents.map((i) => i.id)}::text[]))`
+        })).pipe(Effect.orDie)
+
+      return SourceStore.of({ loadShard, shardOf, markChecked, applySnapshot })
+    })
+  )
+}

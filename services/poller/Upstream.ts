@@ -1,0 +1,399 @@
+import type { IncomingHttpHeaders } from "node:http"
+import { Clock, Config, Context, Effect, Layer, Random, Schema, Semaphore } from "effect"
+import type { Scope } from "effect"
+import { Agent, interceptors } from "undici"
+import type { Fetched } from "../adapters/Adapter.ts"
+import { userAgent } from "../adapters/Fetcher.ts"
+import { acceptEncoding, BodyError, bodyTooLarge, decodeBody, readBody } from "./Upstream/body.ts"
+import { backoffDelayMs, isRetryableStatus, retryAfterMs } from "./Upstream/retry.ts"
+import { conditionalHeaders, ValidatorCache, type Validators } from "./Upstream/validators.ts"
+
+export interface GetOptions {
+  /** Time for one attempt, from sending the request to the last body byte. Default: the layer's (POLL_TIMEOUT_MS). */
+  readonly timeoutMs?: number
+  /** Send If-None-Match / If-Modified-Since from the URL's last 2xx answer. Default true. */
+  readonly conditional?: boolean
+}
+
+/** An HTTP answer with a body: any 2xx, or the final status of a 4xx/5xx (the adapter decides what it means). */
+export interface Fresh {
+  readonly _tag: "Fresh"
+  readonly fetched: Fetched
+  /** Duration of the final attempt (request sent to body decoded), excluding queueing and backoff. */
+  readonly latencyMs: number
+  /** HTTP attempts made, retries included. */
+  readonly attempts: number
+}
+
+/** 304: the document has not changed since the validators sent; no body was read. */
+export interface NotModified {
+  readonly _tag: "NotModified"
+  readonly latencyMs: number
+  readonly attempts: number
+}
+
+/** No usable HTTP answer: network error, timeout, body too large or undecodable, invalid URL. */
+export interface Failed {
+  readonly _tag: "Failed"
+  /** e.g. "timeout after 10000 ms", "ECONNREFUSED", "body too large". */
+  readonly error: string
+  readonly latencyMs: number
+  readonly attempts: number
+}
+
+export type UpstreamResult = Fresh | NotModified | Failed
+
+export interface UpstreamStats {
+  /** `get` calls started. */
+  readonly requests: number
+  /** `get` calls answered NotModified. */
+  readonly notModified: number
+  /** Attempts beyond each call's first. */
+  readonly retries: number
+  /** `get` calls that ended Failed. */
+  readonly failures: number
+  /** `get` calls started and not yet finished (waiting for a host slot, in flight or backing off). */
+  readonly inFlight: number
+}
+
+export interface UpstreamOptions {
+  /** Default per-attempt timeout covering headers and body. Default 10,000. */
+  readonly timeoutMs?: number
+  /** Attempts after the first on network errors, timeouts, 5xx and 429. Default 2. */
+  readonly retries?: number
+  /** Backoff before retry n is uniform in [0, min(cap, base * 2^(n-1))). Defaults 200 and 2,000. */
+  readonly backoffBaseMs?: number
+  readonly backoffCapMs?: number
+  /** Most requests in flight to one hostname (all ports and schemes together). Default 6. */
+  readonly perHostConcurrency?: number
+  /** Largest body, before and after decoding; more is Failed "body too large". Default 8 MiB. */
+  readonly maxBodyBytes?: number
+  /** URLs whose validators are remembered for conditional GETs (least recently answered forgotten first). Default 200,000. */
+  readonly maxRememberedUrls?: number
+  /** How long an idle keep-alive connection is kept (servers' Keep-Alive hints may shorten it). Default 60,000. */
+  readonly keepAliveTimeoutMs?: number
+  /** Redirects followed per attempt. Default 5. */
+  readonly maxRedirects?: number
+}
+
+const defaults = {
+  timeoutMs: 10_000,
+  retries: 2,
+  backoffBaseMs: 200,
+  backoffCapMs: 2_000,
+  perHostConcurrency: 6,
+  maxBodyBytes: 8 * 1024 * 1024,
+  maxRememberedUrls: 200_000,
+  keepAliveTimeoutMs: 60_000,
+  maxRedirects: 5
+} as const
+
+/** Why one attempt produced no answer; `retryable` says whether another attempt may help. */
+class AttemptError extends Schema.TaggedError<AttemptError>()("UpstreamAttemptError", {
+  message: Schema.String,
+  retryable: Schema.Boolean
+}) {}
+
+/** What one attempt produced. */
+type Outcome =
+  | { readonly _tag: "Answer"; readonly status: number; readonly headers: IncomingHttpHeaders; readonly body: Uint8Array }
+  | { readonly _tag: "NotModified"; readonly headers: IncomingHttpHeaders }
+  /** A 5xx/429 that will be retried after `delayMs`; its body was discarded. */
+  | { readonly _tag: "Retry"; readonly delayMs: number }
+
+const requestHeaders = {
+  "user-agent": userAgent,
+  accept: "application/json, application/xml, text/xml, */*;q=0.8",
+  "accept-encoding": acceptEncoding
+} as const
+
+/**
+ * The upstream client, with one keep-alive connection pool per origin, closed
+ * when the scope closes. Time (timeouts, backoff, Retry-After budget) comes
+ * from Effect's Clock, randomness (jitter) from Effect's Random.
+ */
+const make = (options: UpstreamOptions = {}): Effect.Effect<Upstream["Service"], never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const timeoutMs = Math.max(1, options.timeoutMs ?? defaults.timeoutMs)
+    const retries = Math.max(0, options.retries ?? defaults.retries)
+    const backoffBaseMs = Math.max(0, options.backoffBaseMs ?? defaults.backoffBaseMs)
+    const backoffCapMs = Math.max(0, options.backoffCapMs ?? defaults.backoffCapMs)
+    const perHost = Math.max(1, options.perHostConcurrency ?? defaults.perHostConcurrency)
+    const maxBodyBytes = Math.max(0, options.maxBodyBytes ?? defaults.maxBodyBytes)
+    const keepAliveTimeoutMs = Math.max(1, options.keepAliveTimeoutMs ?? defaults.keepAliveTimeoutMs)
+
+    const agent = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        new Agent({
+          // More connections than requests allowed in flight per host would never be used.
+          connections: perHost,
+          pipelining: 1,
+          keepAliveTimeout: keepAliveTimeoutMs,
+          keepAliveMaxTimeout: Math.max(keepAliveTimeoutMs, 600_000),
+          connectTimeout: timeoutMs,
+          // Backstops only: each attempt's own timeout (below) covers headers and body together.
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs
+        })
+      ),
+      // close() lets requests in flight finish; past a few seconds, cut them off.
+      (agent) =>
+        Effect.promise(() => agent.close().catch(() => undefined)).pipe(
+          Effect.timeoutOrElse({ duration: 5_000, orElse: () => Effect.promise(() => agent.destroy().catch(() => undefined)) })
+        )
+    )
+    const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: options.maxRedirects ?? defaults.maxRedirects }))
+
+    const validators = new ValidatorCache(options.maxRememberedUrls ?? defaults.maxRememberedUrls)
+    const counters = { requests: 0, notModified: 0, retries: 0, failures: 0, inFlight: 0 }
+
+    // One semaphore per hostname with a call waiting or in flight; dropped when its last user leaves,
+    // so the map never holds more hosts than there are concurrent attempts.
+    const hosts = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
+    const withHostSlot = <A, E>(hostname: string, effect: Effect.Effect<A, E>) =>
+      Effect.acquireUseRelease(
+        Effect.sync(() => {
+          let slot = hosts.get(hostname)
+          if (slot === undefined) {
+            slot = { semaphore: Semaphore.makeUnsafe(perHost), users: 0 }
+            hosts.set(hostname, slot)
+          }
+          slot.users++
+          return slot
+        }),
+        (slot) => slot.semaphore.withPermit(effect),
+        (slot) =>
+          Effect.sync(() => {
+            slot.users--
+            if (slot.users === 0 && hosts.get(hostname) === slot) hosts.delete(hostname)
+          })
+      )
+
+    /** One attempt; `retryDelay` decides, from a 5xx/429's Retry-After, whether to retry instead of reading the body. */
+    const attempt = (
+      target: URL,
+      headers: Readonly<Record<string, string>>,
+      attemptTimeoutMs: number,
+      retryDelay: (retryAfter: string | undefined) => Effect.Effect<number | undefined>
+    ): Effect.Effect<Outcome, AttemptError> => {
+      const fail = (error: unknown) => attemptError(error, attemptTimeoutMs, timeoutMs)
+      return Effect.gen(function*() {
+        // Aborted when the attempt ends or is interrupted (timeout): undici then destroys an unread body.
+        const signal = yield* Effect.abortSignal
+        const response = yield* Effect.tryPromise({
+          try: () =>
+            dispatcher.request({
+              origin: target.origin,
+              path: target.pathname + target.search,
+              method: "GET",
+              headers,
+              signal,
+              headersTimeout: attemptTimeoutMs,
+              bodyTimeout: attemptTimeoutMs
+            }),
+          catch: fail
+        })
+        const status = response.statusCode
+        const discard = Effect.promise(() => response.body.dump({ limit: 64 * 1024 }).catch(() => null))
+        if (status === 304) {
+          yield* discard
+          return { _tag: "NotModified", headers: response.headers } satisfies Outcome
+        }
+        if (isRetryableStatus(status)) {
+          const delayMs = yield* retryDelay(header(response.headers, "retry-after"))
+          if (delayMs !== undefined) {
+            yield* discard
+            return { _tag: "Retry", delayMs } satisfies Outcome
+          }
+        }
+        if (Number(header(response.headers, "content-length") ?? 0) > maxBodyBytes) return yield* fail(bodyTooLarge())
+        const raw = yield* Effect.tryPromise({ try: () => readBody(response.body, maxBodyBytes), catch: fail })
+        const body = yield* Effect.tryPromise({
+          try: () => decodeBody(header(response.headers, "content-encoding") ?? "", raw, maxBodyBytes),
+          catch: fail
+        })
+        return { _tag: "Answer", status, headers: response.headers, body } satisfies Outcome
+      }).pipe(
+        Effect.scoped,
+        Effect.timeoutOrElse({
+          duration: attemptTimeoutMs,
+          orElse: () => Effect.fail(new AttemptError({ message: `timeout after ${attemptTimeoutMs} ms`, retryable: true }))
+        })
+      )
+    }
+
+    const run = Effect.fn("Upstream.get")(function*(url: string, getOptions: GetOptions | undefined) {
+      const attemptTimeoutMs = Math.max(1, getOptions?.timeoutMs ?? timeoutMs)
+      // Bounds the only open-ended wait, Retry-After: one is honoured only if it ends within this.
+      const budgetMs = attemptTimeoutMs * (retries + 1)
+      const target = parseTarget(url)
+      if (typeof target === "string") {
+        counters.failures++
+        return { _tag: "Failed", error: target, latencyMs: 0, attempts: 0 } satisfies Failed
+      }
+      const sent = { ...requestHeaders, ...(getOptions?.conditional === false ? {} : conditionalHeaders(validators.get(url))) }
+      const startedAt = yield* Clock.currentTimeMillis
+
+      // Undefined: no retry (none left, or Retry-After beyond the budget).
+      const retryDelay = (attempts: number) => (retryAfter: string | undefined) =>
+        Effect.gen(function*() {
+          if (attempts > retries) return undefined
+          const now = yield* Clock.currentTimeMillis
+          const after = retryAfterMs(retryAfter, now)
+          if (after !== undefined) return after <= budgetMs - (now - startedAt) ? after : undefined
+          return backoffDelayMs(attempts, backoffBaseMs, backoffCapMs, yield* Random.next)
+        })
+
+      let attempts = 0
+      while (true) {
+        attempts++
+        const { result, latencyMs } = yield* withHostSlot(
+          target.hostname,
+          timed(attempt(target, sent, attemptTimeoutMs, retryDelay(attempts)).pipe(Effect.result))
+        )
+        if (result._tag === "Failure") {
+          const delayMs = result.failure.retryable ? yield* retryDelay(attempts)(undefined) : undefined
+          if (delayMs !== undefined) {
+            counters.retries++
+            yield* Effect.sleep(delayMs)
+            continue
+          }
+          counters.failures++
+          return { _tag: "Failed", error: result.failure.message, latencyMs, attempts } satisfies Failed
+        }
+        const outcome = result.success
+        switch (outcome._tag) {
+          case "Retry":
+            counters.retries++
+            yield* Effect.sleep(outcome.delayMs)
+            continue
+          case "NotModified":
+            counters.notModified++
+            // A 304 may carry updated validators; either way it refreshes the URL's place in the cache.
+            validators.set(url, validatorsOf(outcome.headers, validators.get(url)))
+            return { _tag: "NotModified", latencyMs, attempts } satisfies NotModified
+          case "Answer":
+            if (outcome.status >= 200 && outcome.status < 300) validators.set(url, validatorsOf(outcome.headers))
+            return {
+              _tag: "Fresh",
+              fetched: {
+                url,
+                status: outcome.status,
+                contentType: header(outcome.headers, "content-type") ?? "",
+                body: outcome.body
+              },
+              latencyMs,
+              attempts
+            } satisfies Fresh
+        }
+      }
+    })
+
+    return Upstream.of({
+      get: (url, getOptions) =>
+        Effect.acquireUseRelease(
+          Effect.sync(() => {
+            counters.requests++
+            counters.inFlight++
+          }),
+          (): Effect.Effect<UpstreamResult> => run(url, getOptions),
+          () => Effect.sync(() => void counters.inFlight--)
+        ),
+      stats: Effect.sync((): UpstreamStats => ({ ...counters }))
+    })
+  })
+
+/**
+ * The poller's HTTP client for upstream status pages. A broken upstream is
+ * data: `get` never fails, it returns `Failed`.
+ *
+ * - One undici Agent: a keep-alive pool per origin (`perHostConcurrency`
+ *   connections, no pipelining), redirects followed (`maxRedirects`).
+ * - Each attempt has one timeout covering connect, headers and the whole body.
+ * - Conditional GET: a 2xx's ETag / Last-Modified are remembered per URL
+ *   (bounded, see ValidatorCache) and sent unless `conditional: false`; a 2xx
+ *   without them forgets the URL's. A 304 is NotModified, its body unread.
+ * - Retries (`retries`, default 2) on network errors, timeouts, 5xx and 429,
+ *   after full-jitter backoff or the answer's Retry-After when that ends
+ *   within the call's budget (timeout x (retries + 1)); never on other 4xx,
+ *   TLS/certificate errors, oversized or undecodable bodies. When retries run
+ *   out, a 5xx/429 is reported as Fresh with its status and body.
+ * - At most `perHostConcurrency` attempts in flight per hostname; others wait
+ *   (waiting and backoff are not part of `latencyMs`).
+ * - Bodies over `maxBodyBytes` (8 MiB), on the wire or decoded, are Failed
+ *   "body too large"; gzip, deflate and br are decoded.
+ */
+export class Upstream extends Context.Service<Upstream, {
+  get(url: string, options?: GetOptions): Effect.Effect<UpstreamResult>
+  readonly stats: Effect.Effect<UpstreamStats>
+}>()("statusgrid/poller/Upstream") {
+  /** The client with explicit options; its connections close with the scope. */
+  static readonly make = make
+
+  static readonly layerWith = (options: UpstreamOptions) => Layer.effect(Upstream, make(options))
+
+  /** From POLL_TIMEOUT_MS (10000), POLL_RETRIES (2) and POLL_PER_HOST_CONCURRENCY (6). */
+  static readonly layer = Layer.effect(
+    Upstream,
+    Effect.gen(function*() {
+      const timeoutMs = yield* Config.Int("POLL_TIMEOUT_MS").pipe(Config.withDefault(defaults.timeoutMs))
+      const retries = yield* Config.Int("POLL_RETRIES").pipe(Config.withDefault(defaults.retries))
+      const perHostConcurrency = yield* Config.Int("POLL_PER_HOST_CONCURRENCY").pipe(
+        Config.withDefault(defaults.perHostConcurrency)
+      )
+      return yield* make({ timeoutMs, retries, perHostConcurrency })
+    })
+  )
+}
+
+const parseTarget = (url: string): URL | string => {
+  if (!URL.canParse(url)) return "invalid URL"
+  const target = new URL(url)
+  if (target.protocol !== "http:" && target.protocol !== "https:") return `unsupported protocol ${target.protocol}`
+  return target
+}
+
+const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
+  const value = headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+const validatorsOf = (headers: IncomingHttpHeaders, previous?: Validators): Validators => {
+  const etag = header(headers, "etag") ?? previous?.etag
+  const lastModified = header(headers, "last-modified") ?? previous?.lastModified
+  return { ...(etag !== undefined ? { etag } : {}), ...(lastModified !== undefined ? { lastModified } : {}) }
+}
+
+/** Runs `effect` and reports how long it took, in milliseconds to 0.1 ms, on Effect's monotonic clock. */
+const timed = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.gen(function*() {
+    const start = yield* Clock.monotonicTimeNanos
+    const result = yield* effect
+    const end = yield* Clock.monotonicTimeNanos
+    return { result, latencyMs: Math.round(Number(end - start) / 100_000) / 10 }
+  })
+
+const timeoutCodes = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"])
+/** Undici errors that say the request itself is wrong, not the network. */
+const permanentUndiciCodes = new Set(["UND_ERR_INVALID_ARG", "UND_ERR_NOT_SUPPORTED", "UND_ERR_HEADERS_OVERFLOW"])
+
+const errorCode = (error: unknown): string | undefined => {
+  const e = error as { code?: unknown; errors?: ReadonlyArray<{ code?: unknown }>; cause?: { code?: unknown } } | null
+  const code = e?.code ?? e?.errors?.[0]?.code ?? e?.cause?.code
+  return typeof code === "string" ? code : undefined
+}
+
+/** A short, stable description of why an attempt failed, and whether retrying may help. */
+const attemptError = (error: unknown, timeoutMs: number, connectTimeoutMs: number): AttemptError => {
+  if (error instanceof BodyError) return new AttemptError({ message: error.message, retryable: error.retryable })
+  const code = errorCode(error)
+  const message = error instanceof Error ? error.message : String(error)
+  if (code === undefined) return new AttemptError({ message, retryable: true })
+  if (timeoutCodes.has(code)) return new AttemptError({ message: `timeout after ${timeoutMs} ms`, retryable: true })
+  if (code === "UND_ERR_CONNECT_TIMEOUT") {
+    return new AttemptError({ message: `connect timeout after ${connectTimeoutMs} ms`, retryable: true })
+  }
+  if (code.startsWith("UND_ERR_")) return new AttemptError({ message, retryable: !permanentUndiciCodes.has(code) })
+  // TLS and certificate failures do not heal within a poll; system errors (ECONNREFUSED, ECONNRESET, …) may.
+  return new AttemptError({ message: code, retryable: !/CERT|TLS|SSL/.test(code) })
+}

@@ -1,0 +1,181 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Context, Duration, Effect, Layer, Queue, Stream } from "effect"
+import { SingleRunner } from "effect/cluster"
+import { Digest } from "effect/crypto"
+import { NodeHttpServer } from "@effect/platform-node"
+import { HttpRouter, HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql/SqlClient"
+import { createServer } from "node:http"
+import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
+import { ClickHouse } from "../../services/platform/ClickHouse.ts"
+import { Bus } from "../../services/platform/Bus.ts"
+import * as RedisBus from "../../services/platform/Bus/Redis.ts"
+import * as Migrations from "../../services/platform/Migrations.ts"
+import * as Postgres from "../../services/platform/Postgres.ts"
+import * as Poller from "../../services/poller/Poller.ts"
+import { PollerStats } from "../../services/poller/PollerStats.ts"
+import { RedisKeys } from "../../services/poller/Publisher.ts"
+import * as Simulator from "../../services/simulator/Server.ts"
+import { freshDatabase, tempDir, testRedisUrl, withConfig } from "../support/stores.ts"
+
+class Sim extends Context.Service<Sim, Simulator.Simulator>()("test/poller/Sim") {}
+class ApiUrl extends Context.Service<ApiUrl, string>()("test/poller/ApiUrl") {}
+
+/** The sources API on 127.0.0.1, over the same PostgreSQL the poller writes. */
+const api = Layer.effect(ApiUrl, Effect.gen(function*() {
+  const { address } = yield* HttpServer.HttpServer
+  return address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
+})).pipe(
+  Layer.provideMerge(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig })),
+  Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+)
+
+const intervalS = 2
+
+/** Real PostgreSQL, Redis and chDB, migrated; the simulator; one runner with the poller. */
+const stores = Layer.mergeAll(
+  Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
+  Layer.unwrap(Effect.map(tempDir("poller-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
+  RedisBus.layer(testRedisUrl)
+)
+const migrated = Layer.effectDiscard(Effect.gen(function*() {
+  yield* Migrations.migratePostgres()
+  yield* Migrations.migrateClickHouse()
+  // The deltas and events of this run only.
+  const bus = yield* Bus
+  yield* bus.del([RedisKeys.events])
+}))
+const cluster = SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer.provide(Digest.layerWebCrypto))
+const poller = Poller.layer.pipe(
+  Layer.provide(cluster),
+  Layer.provide(withConfig({
+    POLLER_SHARDS: "2",
+    POLLER_INTERVAL_OVERRIDE_S: String(intervalS),
+    POLLER_KEEPER_MS: "300",
+    POLLER_REFRESH_MS: "1000",
+    RESULTS_FLUSH_MS: "200",
+    DATA_DIR: "/tmp/statusgrid-poller-test"
+  }))
+)
+const simLayer = Layer.effect(Sim, Simulator.make({ port: 0, host: "127.0.0.1", sources: 0 }))
+
+const TestLayer = Layer.mergeAll(poller, simLayer, api).pipe(
+  Layer.provideMerge(migrated),
+  Layer.provideMerge(stores)
+)
+
+/** Polls `check` every 100 ms until it returns a value, for at most `ms`. */
+const eventually = <A>(ms: number, check: Effect.Effect<A | undefined, unknown, SqlClient | ClickHouse | Bus>) =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    for (;;) {
+      const value = yield* check
+      if (value !== undefined) return { value, elapsedMs: Date.now() - started }
+      if (Date.now() - started > ms) return yield* Effect.die(new Error(`not within ${ms} ms`))
+      yield* Effect.sleep(Duration.millis(100))
+    }
+  })
+
+const addSource = (key: string, provider: string, url: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    yield* sql`INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
+      VALUES (${key}, ${key}, 'catalog', ${provider}, ${url}, 'critical', 30)`
+  })
+
+describe("poller", () => {
+  layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("with the simulator", (it) => {
+    it.effect("a flip upstream reaches PostgreSQL, a Redis delta and an event within one interval + 2 s", () =>
+      Effect.gen(function*() {
+        const sim = yield* Sim
+        const sql = yield* SqlClient
+        const bus = yield* Bus
+        const page = sim.state.add({ key: "flip-statuspage", name: "Flip Statuspage", provider: "statuspage_io", components: 6 })
+        const feed = sim.state.add({ key: "flip-feed", name: "Flip Feed", provider: "rss", components: 0, groups: 0 })
+        yield* addSource(page.key, "statuspage_io", page.baseUrl)
+        yield* addSource(feed.key, "rss", `${feed.baseUrl}/history.atom`)
+
+        // Both are picked up without a restart and checked.
+        yield* eventually(10_000, sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM sources WHERE key IN ('flip-statuspage', 'flip-feed') AND last_checked_at IS NOT NULL`
+          .pipe(Effect.map((rows) => (rows[0]!.n === 2 ? true : undefined))))
+        yield* eventually(5_000, sql<{ n: number }>`SELECT count(*)::int AS n FROM components WHERE external_id LIKE 'flipst%'`
+          .pipe(Effect.map((rows) => (rows[0]!.n > 0 ? true : undefined))))
+
+        yield* bus.xgroupCreate(RedisKeys.events, "test", "$")
+        const deltas = yield* Queue.unbounded<string>()
+        const subscription = yield* bus.subscribe(RedisKeys.deltas)
+        yield* subscription.pipe(Stream.runForEach((m) => Queue.offer(deltas, m)), Effect.forkScoped)
+
+        const target = page.components.find((c) => !c.is_group)!
+        const flippedAt = Date.now()
+        sim.state.openIncident(page.key, { title: "API down", impact: "critical", components: [target.id], component_status: "critical" })
+        sim.state.openIncident(feed.key, { title: "Delays in delivery", impact: "minor" })
+
+        const limit = intervalS * 1000 + 2000
+        const pageStatus = yield* eventually(limit, sql<{ status: string }>`
+          SELECT status FROM components WHERE external_id = ${target.id}`
+          .pipe(Effect.map((rows) => (rows[0]?.status === "critical" ? rows[0].status : undefined))))
+        const feedStatus = yield* eventually(limit, sql<{ status: string; incidents_count: number }>`
+          SELECT status, incidents_count FROM sources WHERE key = 'flip-feed'`
+          .pipe(Effect.map((rows) => (rows[0]?.status !== "operational" ? rows[0] : undefined))))
+        assert.strictEqual(pageStatus.value, "critical")
+        const apiUrl = yield* ApiUrl
+        const served = yield* Effect.promise(async () =>
+          (await (await fetch(`${apiUrl}/api/v1/sources/flip-feed`)).json()) as { status: string; incidents_count: number }
+        )
+        const tree = yield* Effect.promise(async () =>
+          (await (await fetch(`${apiUrl}/api/v1/sources/flip-statuspage/components`)).json()) as {
+            data: Array<{ children: Array<{ name: string; status: string }> }>
+          }
+        )
+        assert.deepStrictEqual(feedStatus.value, { status: "degraded", incidents_count: 1 })
+        assert.deepStrictEqual([served.status, served.incidents_count], ["degraded", 1])
+        assert.strictEqual(tree.data.flatMap((g) => g.children).find((c) => c.name === target.name)?.status, "critical")
+
+        const events = yield* eventually(limit, bus.xreadgroup(RedisKeys.events, "test", "t1", { count: 100, blockMs: 200 })
+          .pipe(Effect.map((entries) => (entries.length > 0 ? entries : undefined))))
+        const all = [...events.value]
+        // Collect whatever else arrived within the limit.
+        for (let i = 0; i < 5; i++) all.push(...(yield* bus.xreadgroup(RedisKeys.events, "test", "t1", { count: 100, blockMs: 200 })))
+        const types = all.map((e) => `${JSON.parse(e.fields["payload"]!).source.key} ${e.fields["type"]}`)
+        assert.include(types, "flip-statuspage component.status_changed")
+        assert.include(types, "flip-statuspage incident.created")
+        assert.include(types, "flip-feed incident.created")
+        const changed = all.map((e) => JSON.parse(e.fields["payload"]!)).find((e) => e.component?.id === target.id)
+        assert.deepStrictEqual(changed.component, {
+          id: target.id,
+          name: target.name,
+          previous_status: "operational",
+          current_status: "critical"
+        })
+        assert.strictEqual(changed.incident.title, "API down")
+        assert.isBelow(Date.now() - flippedAt, limit + 2000)
+
+        const received: Array<{ key: string; status: string }> = []
+        while (received.length < 2) {
+          const message = yield* Queue.take(deltas).pipe(Effect.timeout("5 seconds"))
+          const delta = JSON.parse(message) as { key: string; status: string }
+          if (delta.key.startsWith("flip-") && !received.some((d) => d.key === delta.key)) received.push(delta)
+        }
+        assert.deepStrictEqual(received.map((d) => d.key).toSorted(), ["flip-feed", "flip-statuspage"])
+
+        const state = yield* bus.hgetall(RedisKeys.source("flip-statuspage"))
+        // A critical incident makes the source down (services/adapters/README.md, status rules).
+        assert.strictEqual(state["status"], "down")
+      }))
+
+    it.effect("every check writes result rows to ClickHouse, and stats count them", () =>
+      Effect.gen(function*() {
+        const ch = yield* ClickHouse
+        const stats = yield* PollerStats
+        const counted = yield* eventually(5_000, ch.query(
+          "SELECT count() AS n FROM check_results WHERE subject_id = 'flip-statuspage' AND component_id = ''"
+        ).pipe(Effect.map((rows) => (Number(rows[0]!["n"]) >= 3 ? Number(rows[0]!["n"]) : undefined))))
+        assert.isAtLeast(counted.value, 3)
+        const snapshot = yield* stats.snapshot
+        assert.isAtLeast(snapshot.checks, counted.value)
+        assert.isAtLeast(snapshot.changes, 4)
+      }))
+  })
+})
