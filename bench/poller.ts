@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { createRequire } from "node:module"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import * as Catalog from "../services/catalog/Catalog.ts"
 import { adapterFor } from "../services/adapters/registry.ts"
 import { ClickHouse } from "../services/platform/ClickHouse.ts"
@@ -49,8 +50,13 @@ export const runPollerBench = Effect.fn("bench.poller")(function*(options: Polle
   })
   yield* Migrations.migrateAll()
   yield* Catalog.load(Catalog.syntheticEntries(options.sources, sim.url))
+  // The poller starts once the sources exist, so its first checks spread over one interval.
+  return yield* measure(options, sim).pipe(Effect.provide(pollerLayer))
+})
 
+const measure = Effect.fn("bench.poller.measure")(function*(options: PollerBenchOptions, sim: Simulator.Simulator) {
   const stats = yield* PollerStats
+  const loopDelay = monitorEventLoopDelay({ resolution: 20 })
   const cpuStart = process.cpuUsage()
   let peakRss = process.memoryUsage().rss
   const sampler = setInterval(() => {
@@ -59,18 +65,21 @@ export const runPollerBench = Effect.fn("bench.poller")(function*(options: Polle
 
   yield* Effect.sleep(`${options.warmupS} seconds`)
   yield* stats.reset
+  loopDelay.enable()
   const measuredFrom = Date.now()
   yield* Effect.sleep(`${options.durationS} seconds`)
   const measured = yield* stats.snapshot
   const seconds = (Date.now() - measuredFrom) / 1000
   const cpu = process.cpuUsage(cpuStart)
   clearInterval(sampler)
+  loopDelay.disable()
 
+  // Checks counted before the flush all have their rows written by it: result_rows >= checks_since_start.
+  const total = yield* stats.snapshot
   const writer = yield* ResultWriter
   yield* writer.flush
   const ch = yield* ClickHouse
   const [rows] = yield* ch.query("SELECT count() AS n FROM check_results WHERE component_id = ''")
-  const total = yield* stats.snapshot
 
   // The same request mix, as fast as this machine serves it.
   const paths = Catalog.syntheticEntries(Math.min(options.sources, 2000), sim.url).map((e) => {
@@ -90,9 +99,11 @@ export const runPollerBench = Effect.fn("bench.poller")(function*(options: Polle
     target_checks_per_s: round(options.sources / options.intervalS),
     lag_ms: { p50: round(measured.lag.p50), p99: round(measured.lag.p99), max: round(measured.lag.max) },
     failures: measured.failures,
+    shard_starts: total.shardStarts,
+    event_loop_delay_ms: { p99: round(loopDelay.percentile(99) / 1e6), max: round(loopDelay.max / 1e6) },
     cpu_s: round((cpu.user + cpu.system) / 1e6),
     peak_rss_mb: Math.round(peakRss / 1024 / 1024),
-    checks_total: total.checks,
+    checks_since_start: total.checksSinceStart,
     result_rows: Number(rows?.["n"] ?? 0),
     http_ceiling_req_per_s: round(ceiling.requests.average),
     ratio_to_ceiling: round(checksPerSecond / ceiling.requests.average)
@@ -101,5 +112,8 @@ export const runPollerBench = Effect.fn("bench.poller")(function*(options: Polle
 
 const round = (n: number) => Math.round(n * 100) / 100
 
-/** What the poller benchmark runs on: the configured stores, one in-process runner, and the poller. */
-export const pollerBenchLayer = Poller.layer.pipe(Layer.provide(Cluster.single), Layer.provideMerge(Stores.layer))
+/** One in-process runner with every shard, on the stores the benchmark provides. */
+const pollerLayer = Poller.layer.pipe(Layer.provide(Cluster.single))
+
+/** The stores the benchmark runs on: the configured ones, embedded by default. */
+export const benchStoresLayer = Stores.layer

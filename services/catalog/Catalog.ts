@@ -6,7 +6,7 @@ import type { Adapter } from "../adapters/Adapter.ts"
 import { adapters, isProviderId } from "../adapters/registry.ts"
 import { CategoryId, CheckClass, checkClassIntervalSeconds, keyFromName, SourceKey } from "../domain/Source.ts"
 import { formatCsv, parseCsv } from "./Csv.ts"
-import { syntheticSpecs } from "./Synthetic.ts"
+import { syntheticSpecs, syntheticUrl } from "./Synthetic.ts"
 
 export class CatalogError extends Schema.TaggedError<CatalogError>()("CatalogError", {
   message: Schema.String,
@@ -99,7 +99,7 @@ export const syntheticEntries = (count: number, simulatorUrl: string): Array<Cat
     key: spec.key as SourceKey,
     name: spec.name,
     description: `Synthetic source served by the statusgrid simulator (${spec.provider} format).`,
-    status_page_url: `${simulatorUrl.replace(/\/+$/, "")}/s/${spec.key}`,
+    status_page_url: syntheticUrl(spec, simulatorUrl),
     service_url: null,
     logo_url: null,
     provider_type: spec.provider,

@@ -85,6 +85,15 @@ export const syntheticSpec = (index: number): SyntheticSpec => {
   }
 }
 
+/**
+ * Where the simulator serves a synthetic source. For feed-based providers the
+ * source's URL is the feed itself (as a user would add it), not the page.
+ */
+export const syntheticUrl = (spec: SyntheticSpec, simulatorUrl: string): string => {
+  const base = `${simulatorUrl.replace(/\/+$/, "")}/s/${spec.key}`
+  return spec.provider === "rss" ? `${base}/history.atom` : spec.provider === "social" ? `${base}/@status.rss` : base
+}
+
 /** The first `count` synthetic sources. */
 export const syntheticSpecs = (count: number): Array<SyntheticSpec> =>
   Array.from({ length: count }, (_, i) => syntheticSpec(i))

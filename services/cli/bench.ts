@@ -3,7 +3,7 @@ import { Command, Flag } from "effect/cli"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { pollerBenchLayer, runPollerBench } from "../../bench/poller.ts"
+import { benchStoresLayer, runPollerBench } from "../../bench/poller.ts"
 
 const poller = Command.make(
   "poller",
@@ -28,10 +28,11 @@ const poller = Command.make(
       sources,
       durationS: duration,
       intervalS: interval,
-      warmupS: interval + 5,
+      // First checks spread over one interval and each writes its first snapshot; measure the steady state after.
+      warmupS: 2 * interval + 10,
       ceilingS: 10
     }).pipe(
-      Effect.provide(pollerBenchLayer),
+      Effect.provide(benchStoresLayer),
       Effect.scoped,
       Effect.provide(ConfigProvider.layer(overrides)),
       Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))

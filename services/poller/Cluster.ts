@@ -14,8 +14,15 @@ export const single = SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer
 export const socket = Layer.unwrap(Effect.gen(function*() {
   const host = yield* Config.String("RUNNER_HOST").pipe(Config.withDefault("127.0.0.1"))
   const port = yield* Config.Port("RUNNER_PORT").pipe(Config.withDefault(34431))
+  // A dead runner's shards are taken over once its shard locks expire: short locks, refreshed often,
+  // so its shards run elsewhere within about RUNNER_LOCK_EXPIRATION_S seconds.
+  const expirationS = yield* Config.Int("RUNNER_LOCK_EXPIRATION_S").pipe(Config.withDefault(8))
   return NodeClusterSocket.layer({
     storage: "sql",
-    shardingConfig: { runnerAddress: Option.some(RunnerAddress.make(host, port)) }
+    shardingConfig: {
+      runnerAddress: Option.some(RunnerAddress.make(host, port)),
+      shardLockExpiration: `${expirationS} seconds`,
+      shardLockRefreshInterval: `${Math.max(1, Math.floor(expirationS / 4))} seconds`
+    }
   })
 }))

@@ -1,11 +1,16 @@
 import { Context, Effect, Layer } from "effect"
 
 export interface PollerStatsSnapshot {
+  /** checks since the last reset */
   readonly checks: number
+  /** checks since the process started (never reset) */
+  readonly checksSinceStart: number
   readonly failures: number
   readonly notModified: number
   readonly changes: number
   readonly sources: number
+  /** shard starts in this process (more than POLLER_SHARDS means shards restarted or moved here) */
+  readonly shardStarts: number
   /** schedule lag (actual start minus planned start), milliseconds */
   readonly lag: { readonly p50: number; readonly p99: number; readonly max: number; readonly samples: number }
 }
@@ -21,15 +26,18 @@ export class PollerStats extends Context.Service<PollerStats, {
   check(outcome: "fresh" | "not_modified" | "failed", lagMs: number): void
   changed(): void
   sources(shard: number, count: number): void
+  shardStarted(): void
   readonly snapshot: Effect.Effect<PollerStatsSnapshot>
   readonly reset: Effect.Effect<void>
 }>()("statusgrid/poller/PollerStats") {
   static readonly layer = Layer.sync(PollerStats, () => {
     let checks = 0
+    let checksSinceStart = 0
     let failures = 0
     let notModified = 0
     let changes = 0
     let maxLag = 0
+    let shardStarts = 0
     let lags = new Float64Array(window)
     let filled = 0
     let next = 0
@@ -37,6 +45,7 @@ export class PollerStats extends Context.Service<PollerStats, {
     return PollerStats.of({
       check: (outcome, lagMs) => {
         checks++
+        checksSinceStart++
         if (outcome === "failed") failures++
         if (outcome === "not_modified") notModified++
         if (lagMs > maxLag) maxLag = lagMs
@@ -50,14 +59,19 @@ export class PollerStats extends Context.Service<PollerStats, {
       sources: (shard, count) => {
         perShard.set(shard, count)
       },
+      shardStarted: () => {
+        shardStarts++
+      },
       snapshot: Effect.sync(() => {
         const sorted = Array.from(lags.subarray(0, filled)).toSorted((a, b) => a - b)
         return {
           checks,
+          checksSinceStart,
           failures,
           notModified,
           changes,
           sources: [...perShard.values()].reduce((a, b) => a + b, 0),
+          shardStarts,
           lag: { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: maxLag, samples: filled }
         }
       }),

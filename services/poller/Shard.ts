@@ -148,8 +148,9 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
           else error = `${parsed.failure.reason}: ${parsed.failure.message}`
         }
       }
-      stats.check(failed !== null || snapshot === undefined ? "failed" : httpStatus === 304 ? "not_modified" : "fresh", started - plannedDue)
       yield* writer.write(rowsOf(entry, snapshot, at, latency, httpStatus, bytes, error))
+      // Counted once its rows are accepted, so a flush after reading the count covers every counted check.
+      stats.check(failed !== null || snapshot === undefined ? "failed" : httpStatus === 304 ? "not_modified" : "fresh", started - plannedDue)
       marks.push({ key: entry.source.key, checkedAt: at, error: error === "" ? null : error })
       if (snapshot === undefined) return
       const print = fingerprint(snapshot)
@@ -192,6 +193,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
 
   const run = Effect.gen(function*() {
     yield* reload
+    stats.shardStarted()
     yield* Effect.logInfo("shard started").pipe(Effect.annotateLogs({ shard: options.shard, sources: entries.size }))
     // Sources added, edited or removed in PostgreSQL reach the shard within one refresh.
     yield* reload.pipe(Effect.delay(options.refreshMs), Effect.forever, Effect.forkScoped)

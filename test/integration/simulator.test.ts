@@ -3,6 +3,7 @@ import { Context, Effect, Layer } from "effect"
 import { Fetcher } from "../../services/adapters/Fetcher.ts"
 import * as Probe from "../../services/adapters/Probe.ts"
 import { adapterFor } from "../../services/adapters/registry.ts"
+import * as Catalog from "../../services/catalog/Catalog.ts"
 import { syntheticSpecs } from "../../services/catalog/Synthetic.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
 
@@ -40,6 +41,19 @@ describe("upstream simulator", () => {
         assert.strictEqual(list.length, 5200)
         assert.deepStrictEqual(list.map((s) => s.key), syntheticSpecs(5200).map((s) => s.key))
         assert.strictEqual(new Set(list.map((s) => s.provider)).size, 14)
+      }))
+
+    it.effect("every synthetic catalog source is readable by its adapter at its catalog URL", () =>
+      Effect.gen(function*() {
+        const sim = yield* Sim
+        const entries = Catalog.syntheticEntries(300, sim.url)
+        assert.strictEqual(new Set(entries.map((e) => e.provider_type)).size, 14)
+        const failures: Array<string> = []
+        yield* Effect.forEach(entries, (entry) =>
+          Probe.read(adapterFor(entry.provider_type!)!, { url: entry.status_page_url }, new Date()).pipe(
+            Effect.catch((error) => Effect.sync(() => failures.push(`${entry.key}: ${String(error)}`)))
+          ), { concurrency: 20, discard: true })
+        assert.deepStrictEqual(failures, [])
       }))
 
     it.effect("answers conditional requests with 304 until the source changes", () =>

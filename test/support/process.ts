@@ -34,10 +34,10 @@ export interface Running {
   readonly stop: () => Promise<number | null>
 }
 
-/** Runs `statusgrid <args>` and resolves once it logs "statusgrid is up". */
-export const startService = (env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<Running> =>
+/** Runs `statusgrid start` (or another serving command) and resolves once it logs "statusgrid is up". */
+export const startService = (env: NodeJS.ProcessEnv, timeoutMs = 60_000, args: ReadonlyArray<string> = ["start"]): Promise<Running> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, "start"], { env, cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [cli, ...args], { env, cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
     const logs: Array<Record<string, unknown>> = []
     let stderr = ""
     let buffer = ""
