@@ -1,4 +1,4 @@
-import type { SnapshotComponent, SnapshotIncident, SnapshotMaintenance } from "../domain/Snapshot.ts"
+import type { Snapshot, SnapshotComponent, SnapshotIncident, SnapshotMaintenance } from "../domain/Snapshot.ts"
 import type { ComponentStatus, IncidentImpact, SourceStatus } from "../domain/Status.ts"
 
 /**
@@ -120,6 +120,42 @@ export const effectiveStatus = (input: EffectiveInput): SourceStatus => {
   }
   if (input.maintenances.some((m) => m.status === "in_progress" || m.status === "verifying")) parts.push("maintenance")
   return worstSource(parts)
+}
+
+/**
+ * The snapshot of a provider with no page indicator and no maintenances
+ * (the regional feeds: AWS, Azure, GCP): effective status from components
+ * and incidents, regions from `regionIncidents` over `knownRegions`.
+ */
+export const incidentSnapshot = (input: {
+  readonly provider: string
+  readonly components: ReadonlyArray<SnapshotComponent>
+  readonly incidents: ReadonlyArray<SnapshotIncident>
+  readonly regionIncidents?: ReadonlyArray<SnapshotIncident>
+  readonly knownRegions: ReadonlyArray<string>
+  readonly sourceRegions: ReadonlyArray<string> | undefined
+  readonly now: Date
+  readonly warnings: ReadonlyArray<string>
+}): Snapshot => {
+  const status = effectiveStatus({
+    reported: null,
+    components: input.components,
+    incidents: input.incidents,
+    maintenances: [],
+    regions: input.sourceRegions,
+    now: input.now
+  })
+  return {
+    provider: input.provider,
+    status,
+    reported_status: null,
+    description: statusDescriptions[status],
+    components: [...input.components],
+    incidents: [...input.incidents],
+    maintenances: [],
+    regions: regionStatuses(input.regionIncidents ?? input.incidents, input.knownRegions),
+    warnings: [...input.warnings]
+  }
 }
 
 /** Status per region from open incidents that name one (worst impact wins). */

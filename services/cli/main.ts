@@ -1,20 +1,18 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Layer, Runtime } from "effect"
 import { Command } from "effect/cli"
-import * as Http from "../api/Http.ts"
 import { bench } from "./bench.ts"
 import { catalog } from "./catalog.ts"
 import { probe } from "./probe.ts"
 import { runner } from "./runner.ts"
+import { serve } from "./serve.ts"
 import { simulate } from "./simulate.ts"
 import * as Catalog from "../catalog/Catalog.ts"
-import { Health } from "../platform/Health.ts"
 import * as Logging from "../platform/Logging.ts"
 import * as Migrations from "../platform/Migrations.ts"
 import * as Stores from "../platform/Stores.ts"
 import { version } from "../platform/Version.ts"
 import * as Cluster from "../poller/Cluster.ts"
-import * as Poller from "../poller/Poller.ts"
 
 const start = Command.make(
   "start",
@@ -23,10 +21,7 @@ const start = Command.make(
     yield* Migrations.migrateAll()
     const added = yield* Catalog.seedIfEmpty()
     if (added > 0) yield* Effect.logInfo("loaded the default catalog").pipe(Effect.annotateLogs({ sources: added }))
-    return yield* Layer.launch(Layer.mergeAll(
-      Poller.layer.pipe(Layer.provide(Cluster.single)),
-      Http.serverLayer.pipe(Layer.provide(Health.layer(version)))
-    ))
+    return yield* serve(Cluster.single)
   }, Effect.provide(Stores.layer))
 ).pipe(Command.withDescription(
   "Run everything in one process: stores (embedded unless DATABASE_URL, REDIS_URL, CLICKHOUSE_URL are set), " +

@@ -1,12 +1,9 @@
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { Command } from "effect/cli"
-import * as Http from "../api/Http.ts"
-import { Health } from "../platform/Health.ts"
 import * as Migrations from "../platform/Migrations.ts"
 import * as Stores from "../platform/Stores.ts"
-import { version } from "../platform/Version.ts"
 import * as Cluster from "../poller/Cluster.ts"
-import * as Poller from "../poller/Poller.ts"
+import { serve } from "./serve.ts"
 
 /** `statusgrid runner`: join the cluster of runners that share the poller shards, and serve HTTP on PORT. */
 export const runner = Command.make(
@@ -14,10 +11,7 @@ export const runner = Command.make(
   {},
   Effect.fn(function*() {
     yield* Migrations.migrateAll()
-    return yield* Layer.launch(Layer.mergeAll(
-      Poller.layer.pipe(Layer.provide(Cluster.socket)),
-      Http.serverLayer.pipe(Layer.provide(Health.layer(version)))
-    ))
+    return yield* serve(Cluster.socket)
   }, Effect.provide(Stores.layer))
 ).pipe(Command.withDescription(
   "Join the cluster of runner processes sharing the poller shards (needs DATABASE_URL and REDIS_URL; " +

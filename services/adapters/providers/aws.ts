@@ -3,7 +3,7 @@ import type { Snapshot, SnapshotIncident } from "../../domain/Snapshot.ts"
 import type { ComponentStatus, IncidentImpact } from "../../domain/Status.ts"
 import { type Adapter, AdapterError, type Fetched, type SourceConfig } from "../Adapter.ts"
 import { type Feed, feed, type FeedItem } from "../feed.ts"
-import { countsForSource, effectiveStatus, isoOrNull, lookup, regionStatuses, statusDescriptions, worstComponent } from "../normalize.ts"
+import { countsForSource, incidentSnapshot, isoOrNull, lookup, worstComponent } from "../normalize.ts"
 import { joinUrl, json } from "../text.ts"
 import { hostIs } from "../hosts.ts"
 
@@ -101,18 +101,7 @@ const toSnapshot = (rows: ReadonlyArray<Row>, source: SourceConfig, now: Date, w
     }))
   const filter = source.regions ?? []
   const known = filter.length > 0 ? filter : [...new Set(components.flatMap((c) => (c.region === null ? [] : [c.region])))]
-  const status = effectiveStatus({ reported: null, components, incidents, maintenances: [], regions: source.regions, now })
-  return {
-    provider,
-    status,
-    reported_status: null,
-    description: statusDescriptions[status],
-    components,
-    incidents,
-    maintenances: [],
-    regions: regionStatuses(incidents, known),
-    warnings
-  }
+  return incidentSnapshot({ provider, components, incidents, knownRegions: known, sourceRegions: source.regions, now, warnings })
 }
 
 interface Entry {

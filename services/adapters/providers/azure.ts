@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { Snapshot, SnapshotComponent, SnapshotIncident } from "../../domain/Snapshot.ts"
 import { type Adapter, AdapterError, type Fetched, type SourceConfig } from "../Adapter.ts"
 import { type Feed, feed, type FeedItem } from "../feed.ts"
-import { countsForSource, effectiveStatus, impactToSource, regionStatuses, sourceToComponent, statusDescriptions, worstComponent } from "../normalize.ts"
+import { countsForSource, impactToSource, incidentSnapshot, sourceToComponent, worstComponent } from "../normalize.ts"
 import { joinUrl } from "../text.ts"
 import { hostIs } from "../hosts.ts"
 
@@ -126,18 +126,15 @@ const toSnapshot = (doc: Feed, source: SourceConfig, now: Date): Snapshot => {
     .map((item) => toIncident(item, now))
     .toSorted((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))
   const components = toComponents(incidents, source, now)
-  const status = effectiveStatus({ reported: null, components, incidents, maintenances: [], regions: source.regions, now })
-  return {
+  return incidentSnapshot({
     provider,
-    status,
-    reported_status: null,
-    description: statusDescriptions[status],
     components,
     incidents,
-    maintenances: [],
-    regions: regionStatuses(incidents, source.regions ?? []),
+    knownRegions: source.regions ?? [],
+    sourceRegions: source.regions,
+    now,
     warnings: []
-  }
+  })
 }
 
 const parse = Effect.fnUntraced(function*(fetched: ReadonlyArray<Fetched>, source: SourceConfig, now: Date) {

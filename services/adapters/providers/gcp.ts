@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import type { Snapshot, SnapshotComponent, SnapshotIncident } from "../../domain/Snapshot.ts"
 import type { IncidentImpact } from "../../domain/Status.ts"
 import { type Adapter, AdapterError, type Fetched, type SourceConfig } from "../Adapter.ts"
-import { countsForSource, effectiveStatus, impactToSource, isoOrNull, lookup, regionStatuses, sourceToComponent, statusDescriptions, worstComponent } from "../normalize.ts"
+import { countsForSource, impactToSource, incidentSnapshot, isoOrNull, lookup, sourceToComponent, worstComponent } from "../normalize.ts"
 import { joinUrl, json } from "../text.ts"
 import { hostIs } from "../hosts.ts"
 
@@ -135,18 +135,16 @@ const toSnapshot = (raw: ReadonlyArray<Incident>, pageUrl: string, source: Sourc
   // A multi-location incident marks each of its locations, though its own region is null.
   const perLocation = rows.flatMap((r) => r.locations.map((region) => ({ ...r.incident, region })))
   const known = filter.length > 0 ? filter : [...new Set(rows.flatMap((r) => r.locations))]
-  const status = effectiveStatus({ reported: null, components, incidents, maintenances: [], regions: source.regions, now })
-  return {
+  return incidentSnapshot({
     provider,
-    status,
-    reported_status: null,
-    description: statusDescriptions[status],
     components,
     incidents,
-    maintenances: [],
-    regions: regionStatuses(perLocation, known),
+    regionIncidents: perLocation,
+    knownRegions: known,
+    sourceRegions: source.regions,
+    now,
     warnings
-  }
+  })
 }
 
 const parse = Effect.fnUntraced(function*(fetched: ReadonlyArray<Fetched>, source: SourceConfig, now: Date) {

@@ -1,0 +1,13 @@
+import { Layer } from "effect"
+import type { Sharding } from "effect/cluster"
+import * as Http from "../api/Http.ts"
+import { Health } from "../platform/Health.ts"
+import { version } from "../platform/Version.ts"
+import * as Poller from "../poller/Poller.ts"
+
+/** What a serving process runs until stopped: the pollers on `cluster`, and the HTTP server. */
+export const serve = <E, R>(cluster: Layer.Layer<Sharding.Sharding, E, R>) =>
+  Layer.launch(Layer.mergeAll(
+    Poller.layer.pipe(Layer.provide(cluster)),
+    Http.serverLayer.pipe(Layer.provide(Health.layer(version)))
+  ))
