@@ -8,7 +8,7 @@ import { DueQueue } from "./DueQueue.ts"
 import { PollerStats } from "./PollerStats.ts"
 import { Publisher } from "./Publisher.ts"
 import { ResultWriter } from "./ResultWriter.ts"
-import { type CheckMark, type PolledSource, SourceStore } from "./SourceStore.ts"
+import { type CheckMark, type PolledSource, type SnapshotChange, SourceStore } from "./SourceStore.ts"
 import { Upstream } from "./Upstream.ts"
 
 export interface ShardOptions {
@@ -59,6 +59,9 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
   const permits = yield* Semaphore.make(options.concurrency)
   const running = yield* FiberSet.make()
   let marks: Array<CheckMark> = []
+  // Changed snapshots waiting for PostgreSQL, latest per source; written in batches outside the checks,
+  // so a slow database delays the rows of the API, never the schedule.
+  const unsaved = new Map<string, SnapshotChange>()
 
   const reload = Effect.gen(function*() {
     const rows = yield* store.loadShard(options.shard, options.shards)
@@ -163,7 +166,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       entry.last = snapshot
       entry.lastFingerprint = print
       stats.changed()
-      yield* store.applySnapshot(entry.source, snapshot, at)
+      unsaved.set(entry.source.key, { source: entry.source, snapshot, at })
       yield* publisher.changed(entry.source.key, previous, snapshot, events, at)
     }).pipe(
       Effect.catchCause((cause) => Effect.logWarning("check failed", cause).pipe(Effect.annotateLogs({ source: entry.source.key })))
@@ -185,6 +188,27 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     yield* FiberSet.run(running, check(entry, next.due).pipe(Effect.ensuring(permits.release(1))))
   }).pipe(Effect.forever)
 
+  const saveBatch = 200
+  const saveSnapshots = Effect.gen(function*() {
+    if (unsaved.size === 0) return
+    const batch: Array<SnapshotChange> = []
+    for (const [key, change] of unsaved) {
+      batch.push(change)
+      unsaved.delete(key)
+      if (batch.length >= saveBatch) break
+    }
+    yield* store.applySnapshots(batch).pipe(
+      Effect.catchCause((cause) =>
+        Effect.gen(function*() {
+          // Put back what a newer snapshot has not replaced, and try again shortly.
+          for (const change of batch) if (!unsaved.has(change.source.key)) unsaved.set(change.source.key, change)
+          yield* Effect.logWarning("could not save snapshots", cause)
+          yield* Effect.sleep("1 second")
+        })
+      )
+    )
+  })
+
   const flushMarks = Effect.gen(function*() {
     const batch = marks
     marks = []
@@ -197,12 +221,17 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     yield* Effect.logInfo("shard started").pipe(Effect.annotateLogs({ shard: options.shard, sources: entries.size }))
     // Sources added, edited or removed in PostgreSQL reach the shard within one refresh.
     yield* reload.pipe(Effect.delay(options.refreshMs), Effect.forever, Effect.forkScoped)
-    yield* flushMarks.pipe(
-      Effect.catchCause((cause) => Effect.logWarning("could not record check times", cause)),
-      Effect.delay("1 second"),
-      Effect.forever,
-      Effect.forkScoped
-    )
+    // One writer per shard: snapshots as they come, check times once a second. Shards own disjoint
+    // sources, and one writer per shard never contends with itself, so the updates cannot deadlock.
+    let lastMarks = Date.now()
+    yield* Effect.gen(function*() {
+      yield* saveSnapshots
+      if (Date.now() - lastMarks >= 1000) {
+        lastMarks = Date.now()
+        yield* flushMarks.pipe(Effect.catchCause((cause) => Effect.logWarning("could not record check times", cause)))
+      }
+      if (unsaved.size === 0) yield* Effect.sleep("100 millis")
+    }).pipe(Effect.forever, Effect.forkScoped)
     return yield* loop
   }).pipe(Effect.scoped)
 

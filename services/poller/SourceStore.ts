@@ -13,6 +13,12 @@ export interface PolledSource {
   readonly regions: ReadonlyArray<string>
 }
 
+export interface SnapshotChange {
+  readonly source: PolledSource
+  readonly snapshot: Snapshot
+  readonly at: Date
+}
+
 export interface CheckMark {
   readonly key: string
   readonly checkedAt: Date
@@ -37,8 +43,12 @@ export class SourceStore extends Context.Service<SourceStore, {
   shardOf(key: string, shards: number): Effect.Effect<number>
   /** Records when sources were last checked (and their last error), in one statement. */
   markChecked(marks: ReadonlyArray<CheckMark>): Effect.Effect<void>
-  /** Writes a changed snapshot: status and counts, components (with hierarchy), incidents. */
-  applySnapshot(source: PolledSource, snapshot: Snapshot, at: Date): Effect.Effect<void>
+  /**
+   * Writes changed snapshots, several sources in one transaction (one commit
+   * instead of one per source): status and counts, components (with
+   * hierarchy), incidents.
+   */
+  applySnapshots(changes: ReadonlyArray<SnapshotChange>): Effect.Effect<void>
 }>()("statusgrid/poller/SourceStore") {
   static readonly layer = Layer.effect(
     SourceStore,
@@ -70,8 +80,8 @@ export class SourceStore extends Context.Service<SourceStore, {
           WHERE s.key = v.key`.pipe(Effect.asVoid, Effect.orDie)
       }
 
-      const applySnapshot = (source: PolledSource, snapshot: Snapshot, at: Date) =>
-        sql.withTransaction(Effect.gen(function*() {
+      const applyOne = ({ source, snapshot, at }: SnapshotChange) =>
+        Effect.gen(function*() {
           const when = at.toISOString()
           const leaves = snapshot.components.filter((c) => !c.is_group).length
           const open = snapshot.incidents.filter((i) => i.resolved_at === null).length
@@ -144,9 +154,14 @@ export class SourceStore extends Context.Service<SourceStore, {
             UPDATE incidents SET resolved_at = greatest(${when}::timestamptz, started_at), status = 'resolved'
             WHERE source_id = ${source.id} AND resolved_at IS NULL
               AND NOT (external_id = ANY(${snapshot.incidents.map((i) => i.id)}::text[]))`
-        })).pipe(Effect.orDie)
+        })
 
-      return SourceStore.of({ loadShard, shardOf, markChecked, applySnapshot })
+      const applySnapshots = (changes: ReadonlyArray<SnapshotChange>) =>
+        changes.length === 0
+          ? Effect.void
+          : sql.withTransaction(Effect.forEach(changes, applyOne, { discard: true })).pipe(Effect.orDie)
+
+      return SourceStore.of({ loadShard, shardOf, markChecked, applySnapshots })
     })
   )
 }
