@@ -12,9 +12,6 @@ export const checkClassIntervalSeconds: Record<CheckClass, number> = {
   low: 900
 }
 
-export const SourceKind = Schema.Literals(["catalog", "url", "manual"])
-export type SourceKind = typeof SourceKind.Type
-
 /** The spec's six categories; the id is the API's `category` value. */
 export const CategoryId = Schema.Literals(["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"])
 export type CategoryId = typeof CategoryId.Type

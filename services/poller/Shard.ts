@@ -28,7 +28,7 @@ interface Entry {
   intervalMs: number
   last: Snapshot | undefined
   lastFingerprint: string | undefined
-  /** last body of each endpoint, reused when it answers 304 and another endpoint changed */
+  /** last body of each endpoint of a multi-document provider, reused when it answers 304 and another changed */
   bodies: Map<string, Fetched>
 }
 
@@ -129,7 +129,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       const failed = primary?._tag === "Failed" ? primary.error : null
       let snapshot: Snapshot | undefined
       let error = failed ?? ""
-      let httpStatus = primary?._tag === "Fresh" ? primary.fetched.status : primary?._tag === "NotModified" ? 304 : 0
+      const httpStatus = primary?._tag === "Fresh" ? primary.fetched.status : primary?._tag === "NotModified" ? 304 : 0
       let bytes = 0
       if (failed === null) {
         const unchanged = results.every((r) => r._tag === "NotModified") && entry.last !== undefined
@@ -140,7 +140,8 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
             const r = results[i]!
             if (r._tag === "Fresh") {
               bytes += r.fetched.body.byteLength
-              if (r.fetched.status >= 200 && r.fetched.status < 300) entry.bodies.set(url, r.fetched)
+              // Only multi-document providers need a body again when just some of their documents answer 304.
+              if (urls.length > 1 && r.fetched.status >= 200 && r.fetched.status < 300) entry.bodies.set(url, r.fetched)
               return r.fetched
             }
             if (r._tag === "NotModified") return entry.bodies.get(url) ?? { url, status: 0, contentType: "", body: emptyBody }
@@ -156,7 +157,8 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       stats.check(failed !== null || snapshot === undefined ? "failed" : httpStatus === 304 ? "not_modified" : "fresh", started - plannedDue)
       marks.push({ key: entry.source.key, checkedAt: at, error: error === "" ? null : error })
       if (snapshot === undefined) return
-      const print = fingerprint(snapshot)
+      // All documents unchanged (304): the same snapshot, no need to fingerprint it again.
+      const print = snapshot === entry.last ? entry.lastFingerprint : fingerprint(snapshot)
       if (print === entry.lastFingerprint) {
         yield* publisher.touched(entry.source.key, at)
         return

@@ -39,8 +39,6 @@ const shardExpr = (shards: number) => `((hashtextextended(key, 0) % ${shards}) +
 export class SourceStore extends Context.Service<SourceStore, {
   /** Enabled, readable sources whose key falls in `shard` of `shards`. */
   loadShard(shard: number, shards: number): Effect.Effect<ReadonlyArray<PolledSource>>
-  /** The shard a key belongs to. */
-  shardOf(key: string, shards: number): Effect.Effect<number>
   /** Records when sources were last checked (and their last error), in one statement. */
   markChecked(marks: ReadonlyArray<CheckMark>): Effect.Effect<void>
   /**
@@ -64,12 +62,6 @@ export class SourceStore extends Context.Service<SourceStore, {
            ORDER BY key`,
           [shard]
         ).pipe(Effect.orDie)
-
-      const shardOf = (key: string, shards: number) =>
-        sql.unsafe<{ shard: number }>(
-          `SELECT (((hashtextextended($1, 0) % ${shards}) + ${shards}) % ${shards})::int AS shard`,
-          [key]
-        ).pipe(Effect.map((rows) => rows[0]!.shard), Effect.orDie)
 
       const markChecked = (marks: ReadonlyArray<CheckMark>) => {
         if (marks.length === 0) return Effect.void
@@ -161,7 +153,7 @@ export class SourceStore extends Context.Service<SourceStore, {
           ? Effect.void
           : sql.withTransaction(Effect.forEach(changes, applyOne, { discard: true })).pipe(Effect.orDie)
 
-      return SourceStore.of({ loadShard, shardOf, markChecked, applySnapshots })
+      return SourceStore.of({ loadShard, markChecked, applySnapshots })
     })
   )
 }

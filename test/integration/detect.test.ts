@@ -7,7 +7,8 @@ import * as Path from "node:path"
 import { detect, feedLinks } from "../../services/adapters/detect.ts"
 import { Fetcher } from "../../services/adapters/Fetcher.ts"
 import * as Probe from "../../services/adapters/Probe.ts"
-import { adapterFor, providerIds } from "../../services/adapters/registry.ts"
+import type { Adapter } from "../../services/adapters/Adapter.ts"
+import { adapterFor, adapters, providerIds } from "../../services/adapters/registry.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
 
 class Sim extends Context.Service<Sim, Simulator.Simulator>()("test/detect/Sim") {}
@@ -145,9 +146,12 @@ describe("provider detection", () => {
           found[url] = detected.provider
         }
         assert.deepStrictEqual(found, byHost)
-        // A host merely containing a provider's name is not that provider.
-        const lookalike = yield* Effect.flip(detect("notavalidurl"))
-        assert.match(lookalike.message, /not a valid URL/)
+        // A host merely containing a provider's name is not that provider (no network needed to tell).
+        for (const lookalike of ["https://githubstatus.com.evil.example", "https://notstatus.aws.amazon.com.example", "https://evilinstatus.com"]) {
+          assert.isFalse(adapters.some((a: Adapter) => a.detect.host?.(new URL(lookalike)) ?? false), lookalike)
+        }
+        const invalid = yield* Effect.flip(detect("notavalidurl"))
+        assert.match(invalid.message, /not a valid URL/)
       }))
   })
 
