@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { MonitorState } from "./Monitor.ts"
 
 /** Event types on the event stream (`sg:events`); the notifier matches rules against them. */
 export const EventType = Schema.Literals([
@@ -46,3 +47,43 @@ export const StatusEvent = Schema.Struct({
   }))
 })
 export type StatusEvent = typeof StatusEvent.Type
+
+/** Event types of website monitors (services/monitors/README.md has the state table). */
+export const MonitorEventType = Schema.Literals([
+  "monitor.down",
+  "monitor.degraded",
+  "monitor.recovered",
+  "monitor.ssl_expiring"
+])
+export type MonitorEventType = typeof MonitorEventType.Type
+
+/** A website monitor's event; `id`, `type` and `timestamp` mean what they mean in `StatusEvent`. */
+export const MonitorEvent = Schema.Struct({
+  /** Same monitor, same transition, same check time: same id. */
+  id: Schema.String,
+  type: MonitorEventType,
+  timestamp: Schema.String,
+  monitor: Schema.Struct({ id: Schema.String, name: Schema.String, url: Schema.String }),
+  previous_state: MonitorState,
+  current_state: MonitorState,
+  /** The check's error ("expected 200-299, got 503"); "" when it succeeded. */
+  error: Schema.String,
+  /** 0 when there was no response. */
+  http_status: Schema.Number,
+  response_time_ms: Schema.Number,
+  /** monitor.recovered: how long the monitor was in previous_state; null when unknown. */
+  duration_ms: Schema.optional(Schema.NullOr(Schema.Number)),
+  /** monitor.ssl_expiring */
+  ssl: Schema.optional(Schema.Struct({
+    threshold_days: Schema.Number,
+    days_left: Schema.Number,
+    valid_to: Schema.String,
+    issuer: Schema.String,
+    subject: Schema.String
+  }))
+})
+export type MonitorEvent = typeof MonitorEvent.Type
+
+/** Everything on the event stream; the notifier tells them apart by `type` (or by `source` vs `monitor`). */
+export const StreamEvent = Schema.Union([StatusEvent, MonitorEvent])
+export type StreamEvent = typeof StreamEvent.Type

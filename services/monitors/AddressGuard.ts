@@ -1,0 +1,263 @@
+import * as dns from "node:dns"
+import { isIP } from "node:net"
+import { Effect, Schema } from "effect"
+
+/**
+ * Monitors check URLs their owners typed: without this guard a monitor could
+ * probe the operator's own network (SSRF). Addresses are refused when they
+ * are not globally routable unicast, whatever their spelling.
+ */
+export type DisallowedReason =
+  | "loopback"
+  | "unspecified"
+  | "private"
+  | "link_local"
+  | "carrier_grade_nat"
+  | "multicast"
+  | "broadcast"
+  | "reserved"
+  | "cloud_metadata"
+
+const v4Blocks: ReadonlyArray<readonly [base: number, bits: number, reason: DisallowedReason]> = [
+  [ip4(169, 254, 169, 254), 32, "cloud_metadata"],
+  [ip4(100, 100, 100, 200), 32, "cloud_metadata"],
+  [ip4(255, 255, 255, 255), 32, "broadcast"],
+  [ip4(0, 0, 0, 0), 8, "unspecified"],
+  [ip4(10, 0, 0, 0), 8, "private"],
+  [ip4(100, 64, 0, 0), 10, "carrier_grade_nat"],
+  [ip4(127, 0, 0, 0), 8, "loopback"],
+  [ip4(169, 254, 0, 0), 16, "link_local"],
+  [ip4(172, 16, 0, 0), 12, "private"],
+  [ip4(192, 0, 0, 0), 24, "reserved"], // IETF protocol assignments
+  [ip4(192, 0, 2, 0), 24, "reserved"], // documentation (TEST-NET-1)
+  [ip4(192, 88, 99, 0), 24, "reserved"], // 6to4 relay anycast
+  [ip4(192, 168, 0, 0), 16, "private"],
+  [ip4(198, 18, 0, 0), 15, "reserved"], // benchmarking
+  [ip4(198, 51, 100, 0), 24, "reserved"], // documentation (TEST-NET-2)
+  [ip4(203, 0, 113, 0), 24, "reserved"], // documentation (TEST-NET-3)
+  [ip4(224, 0, 0, 0), 4, "multicast"],
+  [ip4(240, 0, 0, 0), 4, "reserved"]
+]
+
+function ip4(a: number, b: number, c: number, d: number): number {
+  return ((a << 24) | (b << 16) | (c << 8) | d) >>> 0
+}
+
+const inBlock = (addr: number, base: number, bits: number): boolean =>
+  bits === 0 || (addr >>> (32 - bits)) === (base >>> (32 - bits))
+
+/** Dotted-quad decimal (what `net.isIPv4` accepts) as a 32-bit number. */
+const parseV4 = (ip: string): number | undefined => {
+  const parts = ip.split(".")
+  if (parts.length !== 4) return undefined
+  let n = 0
+  for (const p of parts) {
+    if (!/^[0-9]{1,3}$/.test(p)) return undefined
+    const v = Number(p)
+    if (v > 255) return undefined
+    n = n * 256 + v
+  }
+  return n
+}
+
+const v4Reason = (addr: number): DisallowedReason | null => {
+  for (const [base, bits, reason] of v4Blocks) if (inBlock(addr, base, bits)) return reason
+  return null
+}
+
+const groups = (s: string): Array<number> =>
+  s === "" ? [] : s.split(":").map((g) => (/^[0-9a-fA-F]{1,4}$/.test(g) ? parseInt(g, 16) : NaN))
+
+/** An IPv6 address as 8 groups of 16 bits; accepts `::`, an embedded dotted quad and a zone (`%eth0`). */
+const parseV6 = (input: string): Array<number> | undefined => {
+  let ip = input
+  const zone = ip.indexOf("%")
+  if (zone >= 0) ip = ip.slice(0, zone)
+  const lastColon = ip.lastIndexOf(":")
+  if (ip.includes(".", lastColon)) {
+    // An embedded dotted quad (::ffff:1.2.3.4) is the last two groups.
+    const v4 = parseV4(ip.slice(lastColon + 1))
+    if (v4 === undefined) return undefined
+    ip = `${ip.slice(0, lastColon + 1)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`
+  }
+  const halves = ip.split("::")
+  if (halves.length > 2) return undefined
+  const head = groups(halves[0]!)
+  const rest = halves.length === 2 ? groups(halves[1]!) : []
+  const known = head.length + rest.length
+  if (head.some(Number.isNaN) || rest.some(Number.isNaN)) return undefined
+  if (halves.length === 1 && known !== 8) return undefined
+  if (halves.length === 2 && known > 7) return undefined
+  return [...head, ...Array<number>(8 - known).fill(0), ...rest]
+}
+
+const v4Of = (hi: number, lo: number): number => ((hi << 16) | lo) >>> 0
+
+const v6Reason = (g: ReadonlyArray<number>): DisallowedReason | null => {
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = g as [number, number, number, number, number, number, number, number]
+  const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0)
+  if (zeroTo(8)) return "unspecified"
+  if (zeroTo(7) && g7 === 1) return "loopback"
+  // IPv4-mapped ::ffff:a.b.c.d and the deprecated IPv4-compatible ::a.b.c.d carry an IPv4 address.
+  if (zeroTo(5) && g5 === 0xffff) return v4Reason(v4Of(g6, g7))
+  if (zeroTo(6)) return v4Reason(v4Of(g6, g7)) ?? "reserved"
+  // SIIT ::ffff:0:a.b.c.d
+  if (zeroTo(4) && g4 === 0xffff && g5 === 0) return v4Reason(v4Of(g6, g7))
+  // NAT64 well-known prefix 64:ff9b::/96 reaches the embedded IPv4 address; 64:ff9b:1::/48 is local use.
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return v4Reason(v4Of(g6, g7))
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return "private"
+  // 6to4 2002:AABB:CCDD::/48 embeds a.b.c.d.
+  if (g0 === 0x2002) return v4Reason(v4Of(g1, g2))
+  // Teredo 2001:0::/32: the client address is the last 32 bits, inverted.
+  if (g0 === 0x2001 && g1 === 0) return v4Reason(v4Of(g6 ^ 0xffff, g7 ^ 0xffff)) ?? v4Reason(v4Of(g2, g3))
+  if (g0 === 0xfd00 && g1 === 0x0ec2 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0 && g6 === 0 && g7 === 0x254) {
+    return "cloud_metadata"
+  }
+  if ((g0 & 0xfe00) === 0xfc00) return "private" // unique local fc00::/7
+  if ((g0 & 0xffc0) === 0xfe80) return "link_local"
+  if ((g0 & 0xffc0) === 0xfec0) return "private" // deprecated site-local
+  if ((g0 & 0xff00) === 0xff00) return "multicast"
+  if (g0 === 0x2001 && g1 === 0x0db8) return "reserved" // documentation
+  if (g0 === 0x2001 && g1 === 0x0002 && g2 === 0) return "reserved" // benchmarking
+  // Everything outside 2000::/3 (global unicast) is unassigned or special-purpose.
+  if ((g0 & 0xe000) !== 0x2000) return "reserved"
+  return null
+}
+
+/**
+ * Why a monitor may not connect to this IP address, or null when it may.
+ * Not an IP address at all counts as "reserved" (callers pass resolved addresses).
+ */
+export const isDisallowedAddress = (ip: string): DisallowedReason | null => {
+  const family = isIP(ip)
+  if (family === 4) {
+    const n = parseV4(ip)
+    return n === undefined ? "reserved" : v4Reason(n)
+  }
+  if (family === 6) {
+    const groups = parseV6(ip)
+    return groups === undefined ? "reserved" : v6Reason(groups)
+  }
+  return "reserved"
+}
+
+/** The host of a URL as the resolver wants it: IPv6 literals without brackets. */
+export const hostOf = (url: URL): string =>
+  url.hostname.startsWith("[") && url.hostname.endsWith("]") ? url.hostname.slice(1, -1) : url.hostname
+
+export class TargetRefused extends Schema.TaggedError<TargetRefused>()("TargetRefused", {
+  reason: Schema.Literals(["private_address", "dns", "invalid_url"]),
+  host: Schema.String,
+  address: Schema.optional(Schema.String),
+  address_kind: Schema.optional(Schema.String),
+  message: Schema.String
+}) {}
+
+export interface LookupAddress {
+  readonly address: string
+  readonly family: number
+}
+
+export type LookupAll = (host: string) => Promise<ReadonlyArray<LookupAddress>>
+
+const systemLookupAll: LookupAll = (host) => dns.promises.lookup(host, { all: true })
+
+const privateMessage = (host: string, address: string, reason: DisallowedReason): string =>
+  host === address
+    ? `${address} is a ${reason.replace(/_/g, " ")} address; monitors may only check public addresses`
+    : `${host} resolves to ${address}, a ${reason.replace(/_/g, " ")} address; monitors may only check public addresses`
+
+/**
+ * Resolves the URL's host (every address) and refuses it when any address is
+ * disallowed, unless `allowPrivate`. Used when a monitor is created or its
+ * URL changes; `guardedLookup` repeats the check on every connection.
+ */
+export const checkUrlTarget = Effect.fnUntraced(function*(
+  url: string,
+  options: { readonly allowPrivate: boolean; readonly lookup?: LookupAll }
+): Effect.fn.Return<ReadonlyArray<LookupAddress>, TargetRefused> {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return yield* new TargetRefused({ reason: "invalid_url", host: "", message: "is not a valid URL" })
+  }
+  const host = hostOf(parsed)
+  const family = isIP(host)
+  const lookup = options.lookup ?? systemLookupAll
+  const addresses: ReadonlyArray<LookupAddress> = family !== 0
+    ? [{ address: host, family }]
+    : yield* Effect.tryPromise({
+      try: () => lookup(host),
+      catch: (e) =>
+        new TargetRefused({
+          reason: "dns",
+          host,
+          message: `${host} could not be resolved (${(e as NodeJS.ErrnoException).code ?? String(e)})`
+        })
+    })
+  if (addresses.length === 0) {
+    return yield* new TargetRefused({ reason: "dns", host, message: `${host} has no address` })
+  }
+  if (!options.allowPrivate) {
+    for (const a of addresses) {
+      const reason = isDisallowedAddress(a.address)
+      if (reason !== null) {
+        return yield* new TargetRefused({
+          reason: "private_address",
+          host,
+          address: a.address,
+          address_kind: reason,
+          message: privateMessage(host, a.address, reason)
+        })
+      }
+    }
+  }
+  return addresses
+})
+
+/** The error a guarded lookup reports; `code` is what the HTTP check maps to `private_address`. */
+export interface PrivateAddressError extends NodeJS.ErrnoException {
+  readonly code: "EPRIVATEADDRESS"
+  readonly hostname: string
+  readonly address: string
+  readonly reason: DisallowedReason
+}
+
+export const privateAddressError = (host: string, address: string, reason: DisallowedReason): PrivateAddressError =>
+  Object.assign(new Error(privateMessage(host, address, reason)), {
+    code: "EPRIVATEADDRESS" as const,
+    hostname: host,
+    address,
+    reason
+  })
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Array<dns.LookupAddress>, family?: number) => void
+
+/** The `lookup` option of `http.request`/`net.connect`/an `Agent`: `dns.lookup`'s signature, with or without `all`. */
+export type GuardedLookup = (hostname: string, options: dns.LookupOptions | number | LookupCallback, callback?: LookupCallback) => void
+
+/**
+ * A `dns.lookup` replacement that resolves every address and refuses the
+ * connection when any is disallowed (error code `EPRIVATEADDRESS`), so a
+ * monitor whose DNS changed after creation still cannot reach a private
+ * address. With `allowPrivate` it is `dns.lookup` itself.
+ */
+export const guardedLookup = (allowPrivate: boolean): GuardedLookup => {
+  if (allowPrivate) return dns.lookup as unknown as GuardedLookup
+  return (hostname, options, callback) => {
+    const cb = (typeof options === "function" ? options : callback) as LookupCallback
+    const opts: dns.LookupOptions = typeof options === "number" ? { family: options } : typeof options === "function" ? {} : options
+    dns.lookup(hostname, { ...opts, all: true }, (err, addresses) => {
+      if (err) return cb(err, [])
+      for (const a of addresses) {
+        const reason = isDisallowedAddress(a.address)
+        if (reason !== null) return cb(privateAddressError(hostname, a.address, reason), [])
+      }
+      if (opts.all) return cb(null, addresses)
+      const first = addresses[0]
+      if (!first) return cb(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), [])
+      cb(null, first.address, first.family)
+    })
+  }
+}
