@@ -11,6 +11,7 @@ import * as Poller from "../services/poller/Poller.ts"
 import { PollerStats } from "../services/poller/PollerStats.ts"
 import { ResultWriter } from "../services/poller/ResultWriter.ts"
 import * as Simulator from "../services/simulator/Server.ts"
+import { type SimulatorProcess, spawnSimulator } from "./simulatorProcess.ts"
 
 export interface PollerBenchOptions {
   readonly sources: number
@@ -19,6 +20,8 @@ export interface PollerBenchOptions {
   /** seconds of the run before measuring, so first checks (spread over one interval) settle */
   readonly warmupS: number
   readonly ceilingS: number
+  /** "process": the simulator runs as its own process (default); "inprocess": in this one */
+  readonly simulator: "process" | "inprocess"
 }
 
 interface AutocannonResult {
@@ -42,25 +45,31 @@ const autocannon = createRequire(import.meta.url)("autocannon") as (options: {
  * then the raw HTTP ceiling of the same simulator and request mix.
  */
 export const runPollerBench = Effect.fn("bench.poller")(function*(options: PollerBenchOptions) {
-  const sim = yield* Simulator.make({
-    port: 0,
-    host: "127.0.0.1",
-    sources: options.sources,
-    behaviour: { latency_min_ms: 50, latency_max_ms: 500, error_rate: 0.01 }
-  })
+  const sim: Upstreams = options.simulator === "process"
+    ? yield* spawnSimulator({ sources: options.sources, latency: "50-500", errorRate: 0.01 })
+    : yield* Simulator.make({
+      port: 0,
+      host: "127.0.0.1",
+      sources: options.sources,
+      behaviour: { latency_min_ms: 50, latency_max_ms: 500, error_rate: 0.01 }
+    }).pipe(Effect.map((s) => ({ url: s.url })))
   yield* Migrations.migrateAll()
   yield* Catalog.load(Catalog.syntheticEntries(options.sources, sim.url))
   // The poller starts once the sources exist, so its first checks spread over one interval.
   return yield* measure(options, sim).pipe(Effect.provide(pollerLayer))
 })
 
-const measure = Effect.fn("bench.poller.measure")(function*(options: PollerBenchOptions, sim: Simulator.Simulator) {
+/** Where the simulated upstreams are; CPU and memory figures when they run in their own process. */
+type Upstreams = { readonly url: string } & Partial<Pick<SimulatorProcess, "cpuSeconds" | "peakRssMb">>
+
+const measure = Effect.fn("bench.poller.measure")(function*(options: PollerBenchOptions, sim: Upstreams) {
   const stats = yield* PollerStats
   const loopDelay = monitorEventLoopDelay({ resolution: 20 })
   const cpuStart = process.cpuUsage()
-  let peakRss = process.memoryUsage().rss
+  let peak = process.memoryUsage()
   const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage().rss)
+    const now = process.memoryUsage()
+    if (now.rss > peak.rss) peak = now
   }, 250)
 
   yield* Effect.sleep(`${options.warmupS} seconds`)
@@ -89,6 +98,10 @@ const measure = Effect.fn("bench.poller.measure")(function*(options: PollerBench
   const ceiling = yield* Effect.promise(() =>
     autocannon({ url: sim.url, connections: 500, duration: options.ceilingS, requests: paths })
   )
+  // The live heap, as opposed to what the collector had not yet reclaimed at the peak (needs --expose-gc).
+  const gc = (globalThis as { gc?: () => void }).gc
+  gc?.()
+  const liveHeap = gc ? process.memoryUsage().heapUsed : undefined
   const checksPerSecond = measured.checks / seconds
   return {
     bench: "poller",
@@ -102,7 +115,13 @@ const measure = Effect.fn("bench.poller.measure")(function*(options: PollerBench
     shard_starts: total.shardStarts,
     event_loop_delay_ms: { p99: round(loopDelay.percentile(99) / 1e6), max: round(loopDelay.max / 1e6) },
     cpu_s: round((cpu.user + cpu.system) / 1e6),
-    peak_rss_mb: Math.round(peakRss / 1024 / 1024),
+    peak_rss_mb: mb(peak.rss),
+    // At the RSS peak: the JavaScript heap, and memory outside it (buffers, chDB's engine is in neither).
+    at_peak_mb: { heap_used: mb(peak.heapUsed), external: mb(peak.external), array_buffers: mb(peak.arrayBuffers) },
+    ...(liveHeap === undefined ? {} : { live_heap_mb: mb(liveHeap) }),
+    simulator: sim.cpuSeconds
+      ? { process: true, cpu_s: round(sim.cpuSeconds()), peak_rss_mb: sim.peakRssMb?.() ?? 0 }
+      : { process: false },
     checks_since_start: total.checksSinceStart,
     result_rows: Number(rows?.["n"] ?? 0),
     http_ceiling_req_per_s: round(ceiling.requests.average),
@@ -111,6 +130,7 @@ const measure = Effect.fn("bench.poller.measure")(function*(options: PollerBench
 })
 
 const round = (n: number) => Math.round(n * 100) / 100
+const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
 
 /** One in-process runner with every shard, on the stores the benchmark provides. */
 const pollerLayer = Poller.layer.pipe(Layer.provide(Cluster.single))

@@ -67,7 +67,8 @@ const first = <A>(candidates: ReadonlyArray<A | undefined>): A | undefined => ca
  * Which provider reads a status page URL: its known hosts, then JSON probes
  * validated by shape (the earliest adapter in registry order wins), then HTML
  * markers, then a feed (the URL itself, autodiscovered, or at a common path)
- * classified by the feed providers, and finally a plain HTTP health check.
+ * classified by the feed providers, and finally a plain HTTP health check
+ * when the page answers at all (otherwise a DetectError: try again later).
  */
 export const detect = Effect.fn("detect")(function*(input: string) {
   const url = yield* Effect.try({
@@ -127,5 +128,7 @@ export const detect = Effect.fn("detect")(function*(input: string) {
   const byFeed = first(feeds.map((f, i) => (f ? classify(candidates[i]!, f) : undefined)))
   if (byFeed) return byFeed
 
+  // A plain health check only for a page that answers: an unreachable URL is not a health endpoint that is down.
+  if (page === undefined) return yield* new DetectError({ url: input, message: "the page did not answer with 2xx" })
   return { provider: "health_check", by: "fallback", url: input } satisfies Detected
 })

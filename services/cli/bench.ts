@@ -11,9 +11,13 @@ const poller = Command.make(
     sources: Flag.Int("sources").pipe(Flag.withDefault(5200)),
     duration: Flag.Int("duration").pipe(Flag.withDescription("Measured seconds"), Flag.withDefault(120)),
     interval: Flag.Int("interval").pipe(Flag.withDescription("Check interval of every source, seconds"), Flag.withDefault(30)),
-    shards: Flag.Int("shards").pipe(Flag.withDefault(16))
+    shards: Flag.Int("shards").pipe(Flag.withDefault(16)),
+    simulator: Flag.Literals("simulator", ["process", "inprocess"]).pipe(
+      Flag.withDescription("Run the simulated upstreams in their own process (default) or in this one"),
+      Flag.withDefault("process" as const)
+    )
   },
-  Effect.fn(function*({ sources, duration, interval, shards }) {
+  Effect.fn(function*({ sources, duration, interval, shards, simulator }) {
     // A fresh embedded DATA_DIR unless stores are configured; every source at one interval; the
     // simulator is one host standing for thousands of providers, so the per-host limit is lifted.
     const env = process.env
@@ -30,14 +34,15 @@ const poller = Command.make(
       intervalS: interval,
       // First checks spread over one interval and each writes its first snapshot; measure the steady state after.
       warmupS: 2 * interval + 10,
-      ceilingS: 10
+      ceilingS: 10,
+      simulator
     }).pipe(
       Effect.provide(benchStoresLayer),
       Effect.scoped,
       Effect.provide(ConfigProvider.layer(overrides)),
       Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
     )
-    yield* Console.log(JSON.stringify({ command: `statusgrid bench poller --sources ${sources} --duration ${duration}`, ...result }))
+    yield* Console.log(JSON.stringify({ command: `statusgrid bench poller --sources ${sources} --duration ${duration}${simulator === "inprocess" ? " --simulator inprocess" : ""}`, ...result }))
   })
 ).pipe(Command.withDescription("Poll N simulated sources at one interval and print checks/s, lag, CPU, RSS and the HTTP ceiling"))
 

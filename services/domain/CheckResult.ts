@@ -23,6 +23,13 @@ export const CheckResultRow = Schema.Struct({
   /** "" when the check succeeded */
   error: Schema.String,
   region: Schema.String,
-  shard: Schema.Number
+  shard: Schema.Number,
+  /** Website monitors: the phases of the request (migrations/clickhouse/0002); 0 for sources. */
+  dns_ms: Schema.optional(Schema.Number),
+  connect_ms: Schema.optional(Schema.Number),
+  tls_ms: Schema.optional(Schema.Number),
+  first_byte_ms: Schema.optional(Schema.Number),
+  /** Website monitors over https: whole days until the certificate expires. */
+  tls_days_left: Schema.optional(Schema.NullOr(Schema.Number))
 })
 export type CheckResultRow = typeof CheckResultRow.Type

@@ -11,15 +11,18 @@ export interface SourceRef {
 const eventId = (parts: ReadonlyArray<string | number | null>): string =>
   createHash("sha256").update(parts.join("\u0000")).digest("base64url").slice(0, 22)
 
-/** The snapshot without what changes on every poll of a healthy source (nothing, today), as a comparable string. */
+/**
+ * What of a snapshot makes a change (not its wording or warnings), hashed: a shard keeps one per
+ * source, so it is a short digest rather than the string itself.
+ */
 export const fingerprint = (snapshot: Snapshot): string =>
-  JSON.stringify([
+  createHash("sha1").update(JSON.stringify([
     snapshot.status,
     snapshot.components.map((c) => [c.id, c.status, c.name, c.parent_id]),
     snapshot.incidents.map((i) => [i.id, i.status, i.impact, i.update_count, i.resolved_at]),
     snapshot.maintenances.map((m) => [m.id, m.status, m.scheduled_for, m.scheduled_until]),
     snapshot.regions.map((r) => [r.region, r.status])
-  ])
+  ])).digest("base64")
 
 const maintenanceOf = (m: SnapshotMaintenance) => ({
   id: m.id,

@@ -1,21 +1,19 @@
-import { Config, Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Entity, Singleton } from "effect/cluster"
+import { Fetcher } from "../adapters/Fetcher.ts"
 import { PollerShard } from "../domain/entities/PollerShard.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
+import { MonitorAgents } from "./MonitorAgents.ts"
+import { MonitorStore } from "./MonitorStore.ts"
+import { PollerConfig } from "./PollerConfig.ts"
 import { PollerStats } from "./PollerStats.ts"
+import { ShardReloads } from "./ShardReloads.ts"
 import { Publisher } from "./Publisher.ts"
 import { ResultWriter } from "./ResultWriter.ts"
 import { makeShard } from "./Shard.ts"
 import { SourceStore } from "./SourceStore.ts"
 import { Upstream } from "./Upstream.ts"
 
-/** Poller settings (README, Configuration). */
-export const PollerConfig = Config.all({
-  shards: Config.Int("POLLER_SHARDS").pipe(Config.withDefault(16)),
-  concurrency: Config.Int("POLLER_SHARD_CONCURRENCY").pipe(Config.withDefault(64)),
-  refreshMs: Config.Int("POLLER_REFRESH_MS").pipe(Config.withDefault(15_000)),
-  keeperMs: Config.Int("POLLER_KEEPER_MS").pipe(Config.withDefault(3_000)),
-  intervalOverrideS: Config.option(Config.Int("POLLER_INTERVAL_OVERRIDE_S"))
-})
 
 /**
  * The poller shard entity: when the cluster places shard N on this runner,
@@ -61,8 +59,9 @@ const Keeper = Singleton.make(
   })
 )
 
-/** Everything a runner needs to poll; requires the cluster (Sharding) and the stores. */
-export const layer = Layer.mergeAll(ShardEntity, Keeper).pipe(
-  Layer.provide(Layer.mergeAll(SourceStore.layer, Publisher.layer, Upstream.layer)),
+/** Everything a runner needs to poll; requires the cluster (Sharding) and the stores. Provides ShardReloads. */
+export const layer = Layer.mergeAll(ShardEntity, Keeper, ShardReloads.layer).pipe(
+  Layer.provide(Layer.mergeAll(SourceStore.layer, MonitorStore.layer, MonitorAgents.layer, Publisher.layer, Upstream.layer, Fetcher.layer)),
+  Layer.provide(SecretBox.layer),
   Layer.provideMerge(Layer.mergeAll(PollerStats.layer, ResultWriter.layer))
 )

@@ -1,5 +1,6 @@
 import { Context, Effect, Layer } from "effect"
-import type { StatusEvent } from "../domain/Event.ts"
+import type { MonitorEvent, StatusEvent } from "../domain/Event.ts"
+import type { MonitorState } from "../domain/Monitor.ts"
 import type { Snapshot } from "../domain/Snapshot.ts"
 import { Bus } from "../platform/Bus.ts"
 
@@ -7,6 +8,7 @@ import { Bus } from "../platform/Bus.ts"
 export const RedisKeys = {
   source: (key: string) => `sg:source:${key}`,
   sourceComponents: (key: string) => `sg:source:${key}:components`,
+  monitor: (id: string) => `sg:monitor:${id}`,
   deltas: "sg:deltas",
   events: "sg:events"
 } as const
@@ -22,6 +24,30 @@ export interface SourceDelta {
   readonly previous_status: string | null
   readonly components: ReadonlyArray<{ readonly id: string; readonly status: string }>
   readonly events: ReadonlyArray<string>
+  readonly at: string
+}
+
+/** A delta message on `sg:deltas` for a website monitor whose state changed. */
+export interface MonitorDelta {
+  readonly kind: "monitor"
+  readonly id: string
+  readonly organization_id: string
+  readonly state: MonitorState
+  readonly previous_state: MonitorState
+  readonly events: ReadonlyArray<string>
+  readonly at: string
+}
+
+/** What one monitor check leaves on the bus. */
+export interface MonitorChecked {
+  readonly id: string
+  readonly organization_id: string
+  readonly previous: MonitorState
+  readonly state: MonitorState
+  readonly response_ms: number
+  readonly http_status: number
+  readonly error: string
+  readonly events: ReadonlyArray<MonitorEvent>
   readonly at: string
 }
 
@@ -41,12 +67,40 @@ export class Publisher extends Context.Service<Publisher, {
     events: ReadonlyArray<StatusEvent>,
     at: Date
   ): Effect.Effect<void>
+  /** A monitor check: its live state always; a delta and events when something changed. */
+  monitorChecked(check: MonitorChecked): Effect.Effect<void>
 }>()("statusgrid/poller/Publisher") {
   static readonly layer = Layer.effect(
     Publisher,
     Effect.gen(function*() {
       const bus = yield* Bus
+      const monitorChecked = (check: MonitorChecked) =>
+        Effect.gen(function*() {
+          yield* bus.hset(RedisKeys.monitor(check.id), {
+            state: check.state,
+            last_checked_at: check.at,
+            response_ms: String(Math.round(check.response_ms)),
+            http_status: String(check.http_status),
+            error: check.error
+          })
+          if (check.events.length === 0 && check.previous === check.state) return
+          for (const event of check.events) {
+            yield* bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }, eventsMaxLen)
+          }
+          const delta: MonitorDelta = {
+            kind: "monitor",
+            id: check.id,
+            organization_id: check.organization_id,
+            state: check.state,
+            previous_state: check.previous,
+            events: check.events.map((e) => e.id),
+            at: check.at
+          }
+          yield* bus.publish(RedisKeys.deltas, JSON.stringify(delta))
+        }).pipe(Effect.orDie)
+
       return Publisher.of({
+        monitorChecked,
         touched: (key, at) => bus.hset(RedisKeys.source(key), { last_checked_at: at.toISOString() }).pipe(Effect.orDie),
         changed: (key, previous, snapshot, events, at) =>
           Effect.gen(function*() {

@@ -1,10 +1,16 @@
 import { Effect, FiberSet, Semaphore } from "effect"
 import type { Adapter, Fetched } from "../adapters/Adapter.ts"
+import { detect } from "../adapters/detect.ts"
+import { Fetcher } from "../adapters/Fetcher.ts"
 import { adapterFor } from "../adapters/registry.ts"
 import type { CheckResultRow } from "../domain/CheckResult.ts"
 import type { Snapshot } from "../domain/Snapshot.ts"
+import { type CheckRequest, requestFromSettings, runCheck } from "../monitors/HttpCheck.ts"
+import { type MonitorCheckState, step } from "../monitors/MonitorState.ts"
 import { eventsBetween, fingerprint } from "./Changes.ts"
 import { DueQueue } from "./DueQueue.ts"
+import { MonitorAgents } from "./MonitorAgents.ts"
+import { type MonitorCheckSave, MonitorStore, type PolledMonitor } from "./MonitorStore.ts"
 import { PollerStats } from "./PollerStats.ts"
 import { Publisher } from "./Publisher.ts"
 import { ResultWriter } from "./ResultWriter.ts"
@@ -24,13 +30,27 @@ export interface ShardOptions {
 
 interface Entry {
   source: PolledSource
-  adapter: Adapter
+  /** undefined until the provider type is detected (sources added with a bare URL) */
+  adapter: Adapter | undefined
+  /** failed detections in a row: the next attempt backs off */
+  detectFailures: number
   intervalMs: number
   last: Snapshot | undefined
   lastFingerprint: string | undefined
   /** last body of each endpoint of a multi-document provider, reused when it answers 304 and another changed */
   bodies: Map<string, Fetched>
 }
+
+interface MonitorEntry {
+  monitor: PolledMonitor
+  request: CheckRequest
+  intervalMs: number
+  /** in memory, ahead of PostgreSQL (saved once a second) */
+  state: MonitorCheckState
+}
+
+/** Monitors share the shard's due-time queue with sources; their keys cannot collide with source keys. */
+const monitorKey = (id: string) => `m:${id}`
 
 const emptyBody = new Uint8Array()
 
@@ -43,7 +63,7 @@ export interface Shard {
 }
 
 /**
- * One poller shard: owns the schedule of its sources (a due-time heap; first
+ * One poller shard: owns the schedule of its sources and website monitors (a due-time heap; first
  * checks spread at random over one interval, then every interval on the
  * planned cadence), runs their checks with bounded concurrency, and hands the
  * results to ClickHouse, the bus and PostgreSQL.
@@ -51,10 +71,15 @@ export interface Shard {
 export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions) {
   const store = yield* SourceStore
   const upstream = yield* Upstream
+  const fetcher = yield* Fetcher
   const writer = yield* ResultWriter
   const publisher = yield* Publisher
   const stats = yield* PollerStats
+  const monitorStore = yield* MonitorStore
+  const agents = yield* MonitorAgents
   const entries = new Map<string, Entry>()
+  const monitors = new Map<string, MonitorEntry>()
+  let monitorSaves = new Map<string, MonitorCheckSave>()
   const queue = new DueQueue()
   const permits = yield* Semaphore.make(options.concurrency)
   const running = yield* FiberSet.make()
@@ -63,18 +88,51 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
   // so a slow database delays the rows of the API, never the schedule.
   const unsaved = new Map<string, SnapshotChange>()
 
+  const reloadMonitors = Effect.fnUntraced(function*(now: number) {
+    const rows = yield* monitorStore.loadShard(options.shard, options.shards)
+    const seen = new Set<string>()
+    for (const monitor of rows) {
+      seen.add(monitor.id)
+      const intervalMs = (options.intervalOverrideS ?? monitor.settings.interval) * 1000
+      const existing = monitors.get(monitor.id)
+      if (existing && existing.monitor.version === monitor.version) continue
+      const request = yield* Effect.try(() => requestFromSettings(monitor.settings)).pipe(
+        Effect.tapError((error) => Effect.logWarning("monitor settings unusable", error).pipe(Effect.annotateLogs({ monitor: monitor.id }))),
+        Effect.option
+      )
+      if (request._tag === "None") continue
+      if (existing) {
+        // Edited: new settings from the next check; the state in memory is newer than the row's.
+        existing.monitor = monitor
+        existing.request = request.value
+        if (existing.intervalMs !== intervalMs) queue.set(monitorKey(monitor.id), now + Math.random() * intervalMs)
+        existing.intervalMs = intervalMs
+      } else {
+        monitors.set(monitor.id, { monitor, request: request.value, intervalMs, state: monitor.state })
+        queue.set(monitorKey(monitor.id), now + Math.random() * intervalMs)
+      }
+    }
+    for (const id of monitors.keys()) {
+      if (!seen.has(id)) {
+        monitors.delete(id)
+        queue.delete(monitorKey(id))
+      }
+    }
+  })
+
   const reload = Effect.gen(function*() {
     const rows = yield* store.loadShard(options.shard, options.shards)
     const now = Date.now()
     const seen = new Set<string>()
     for (const source of rows) {
       seen.add(source.key)
-      const adapter = adapterFor(source.provider_type)
-      if (!adapter) continue
+      const adapter = source.provider_type === null ? undefined : adapterFor(source.provider_type)
+      // A provider type this version does not know: nothing can read it.
+      if (source.provider_type !== null && !adapter) continue
       const intervalMs = (options.intervalOverrideS ?? source.poll_interval_s) * 1000
       const existing = entries.get(source.key)
       if (existing) {
-        const moved = existing.source.status_page_url !== source.status_page_url || existing.adapter !== adapter
+        const moved = existing.source.url !== source.url || existing.adapter !== adapter
         existing.source = source
         existing.adapter = adapter
         if (moved) {
@@ -85,7 +143,15 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         }
         existing.intervalMs = intervalMs
       } else {
-        entries.set(source.key, { source, adapter, intervalMs, last: undefined, lastFingerprint: undefined, bodies: new Map() })
+        entries.set(source.key, {
+          source,
+          adapter,
+          detectFailures: 0,
+          intervalMs,
+          last: undefined,
+          lastFingerprint: undefined,
+          bodies: new Map()
+        })
         queue.set(source.key, now + Math.random() * intervalMs)
       }
     }
@@ -95,7 +161,8 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         queue.delete(key)
       }
     }
-    stats.sources(options.shard, entries.size)
+    yield* reloadMonitors(now)
+    stats.sources(options.shard, entries.size + monitors.size)
   })
 
   const rowsOf = (entry: Entry, snapshot: Snapshot | undefined, at: Date, latencyMs: number, httpStatus: number, bytes: number, error: string) => {
@@ -117,11 +184,11 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     return rows
   }
 
-  const check = (entry: Entry, plannedDue: number) =>
+  const check = (entry: Entry, adapter: Adapter, plannedDue: number) =>
     Effect.gen(function*() {
       const started = Date.now()
-      const config = { url: entry.source.status_page_url, regions: entry.source.regions }
-      const urls = entry.adapter.endpoints(config)
+      const config = { url: entry.source.url, regions: entry.source.regions }
+      const urls = adapter.endpoints(config)
       const results = yield* Effect.all(urls.map((url) => upstream.get(url)), { concurrency: "unbounded" })
       const at = new Date()
       const latency = Math.max(...results.map((r) => r.latencyMs))
@@ -147,7 +214,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
             if (r._tag === "NotModified") return entry.bodies.get(url) ?? { url, status: 0, contentType: "", body: emptyBody }
             return { url, status: 0, contentType: "", body: emptyBody }
           })
-          const parsed = yield* entry.adapter.parse(fetched, config, at).pipe(Effect.result)
+          const parsed = yield* adapter.parse(fetched, config, at).pipe(Effect.result)
           if (parsed._tag === "Success") snapshot = parsed.success
           else error = `${parsed.failure.reason}: ${parsed.failure.message}`
         }
@@ -174,6 +241,88 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       Effect.catchCause((cause) => Effect.logWarning("check failed", cause).pipe(Effect.annotateLogs({ source: entry.source.key })))
     )
 
+  const checkMonitor = (entry: MonitorEntry, plannedDue: number) =>
+    Effect.gen(function*() {
+      const started = Date.now()
+      const outcome = yield* Effect.promise(() => runCheck(entry.request, { agentPool: agents.pool, allowPrivate: agents.allowPrivate }))
+      const { monitor } = entry
+      const previous = entry.state
+      const { events, next } = step(previous, outcome, {
+        monitor: { id: monitor.id, name: monitor.settings.name, url: monitor.settings.url },
+        alert_threshold: monitor.settings.alert_threshold,
+        ssl_expiry_days: monitor.settings.ssl_expiry_days
+      }, new Date(outcome.checked_at))
+      entry.state = next
+      yield* writer.write([{
+        checked_at: outcome.checked_at,
+        subject_kind: "monitor",
+        subject_id: monitor.id,
+        component_id: "",
+        status: outcome.status,
+        latency_ms: Math.round(outcome.phases.total_ms),
+        http_status: outcome.http_status,
+        bytes: outcome.bytes,
+        error: outcome.error,
+        region: "",
+        shard: options.shard,
+        dns_ms: outcome.phases.dns_ms,
+        connect_ms: outcome.phases.connect_ms,
+        tls_ms: outcome.phases.tls_ms,
+        first_byte_ms: outcome.phases.first_byte_ms,
+        tls_days_left: outcome.tls?.days_left ?? null
+      }])
+      stats.check(outcome.status === "down" ? "failed" : "fresh", started - plannedDue)
+      monitorSaves.set(monitor.id, {
+        id: monitor.id,
+        next,
+        response_ms: outcome.phases.total_ms,
+        http_status: outcome.http_status,
+        tls_valid_to: outcome.tls?.valid_to ?? null,
+        tls_issuer: outcome.tls?.issuer ?? null
+      })
+      if (next.state !== previous.state) stats.changed()
+      yield* publisher.monitorChecked({
+        id: monitor.id,
+        organization_id: monitor.organization_id,
+        previous: previous.state,
+        state: next.state,
+        response_ms: outcome.phases.total_ms,
+        http_status: outcome.http_status,
+        error: outcome.error,
+        events,
+        at: outcome.checked_at
+      })
+    }).pipe(
+      Effect.catchCause((cause) => Effect.logWarning("monitor check failed", cause).pipe(Effect.annotateLogs({ monitor: entry.monitor.id })))
+    )
+
+  // A source added with a bare URL: find its provider (and the document to read), store both, then check it.
+  // Unreachable pages are tried again later, backing off from one interval to an hour.
+  const detectThenCheck = (entry: Entry, plannedDue: number) =>
+    Effect.gen(function*() {
+      const found = yield* detect(entry.source.url).pipe(Effect.provideService(Fetcher, fetcher), Effect.result)
+      if (found._tag === "Failure") {
+        entry.detectFailures += 1
+        const backoffMs = Math.min(entry.intervalMs * 2 ** Math.min(entry.detectFailures - 1, 10), 3_600_000)
+        queue.set(entry.source.key, Date.now() + backoffMs)
+        marks.push({ key: entry.source.key, checkedAt: new Date(), error: `detection failed: ${found.failure.message}` })
+        stats.check("failed", Date.now() - plannedDue)
+        return
+      }
+      const adapter = adapterFor(found.success.provider)
+      if (!adapter) return
+      yield* store.setDetected(entry.source.id, adapter.id, found.success.url)
+      entry.source = { ...entry.source, provider_type: adapter.id, url: found.success.url }
+      entry.adapter = adapter
+      entry.detectFailures = 0
+      yield* Effect.logInfo("provider detected").pipe(
+        Effect.annotateLogs({ source: entry.source.key, provider: adapter.id, by: found.success.by })
+      )
+      yield* check(entry, adapter, plannedDue)
+    }).pipe(
+      Effect.catchCause((cause) => Effect.logWarning("detection failed", cause).pipe(Effect.annotateLogs({ source: entry.source.key })))
+    )
+
   const loop = Effect.gen(function*() {
     const now = Date.now()
     const next = queue.popDue(now)
@@ -182,12 +331,20 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       yield* Effect.sleep(Math.max(5, Math.min(due === undefined ? 1000 : due - now, 1000)))
       return
     }
+    const monitor = next.key.startsWith("m:") ? monitors.get(next.key.slice(2)) : undefined
+    if (monitor) {
+      queue.set(next.key, next.due + monitor.intervalMs > now ? next.due + monitor.intervalMs : now + monitor.intervalMs)
+      yield* permits.take(1)
+      yield* FiberSet.run(running, checkMonitor(monitor, next.due).pipe(Effect.ensuring(permits.release(1))))
+      return
+    }
     const entry = entries.get(next.key)
     if (!entry) return
     // Keep the planned cadence; a source that fell a whole interval behind starts afresh from now.
     queue.set(next.key, next.due + entry.intervalMs > now ? next.due + entry.intervalMs : now + entry.intervalMs)
     yield* permits.take(1)
-    yield* FiberSet.run(running, check(entry, next.due).pipe(Effect.ensuring(permits.release(1))))
+    const work = entry.adapter ? check(entry, entry.adapter, next.due) : detectThenCheck(entry, next.due)
+    yield* FiberSet.run(running, work.pipe(Effect.ensuring(permits.release(1))))
   }).pipe(Effect.forever)
 
   const saveBatch = 200
@@ -215,6 +372,14 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     const batch = marks
     marks = []
     yield* store.markChecked(batch)
+    const saves = monitorSaves
+    monitorSaves = new Map()
+    yield* monitorStore.saveChecks([...saves.values()]).pipe(
+      // Not saved: keep what no newer check replaced, for the next flush.
+      Effect.onError(() => Effect.sync(() => {
+        for (const [id, save] of saves) if (!monitorSaves.has(id)) monitorSaves.set(id, save)
+      }))
+    )
   })
 
   const run = Effect.gen(function*() {
@@ -237,5 +402,5 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     return yield* loop
   }).pipe(Effect.scoped)
 
-  return { run, reload, size: () => entries.size } satisfies Shard
+  return { run, reload, size: () => entries.size + monitors.size } satisfies Shard
 })

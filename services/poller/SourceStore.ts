@@ -7,8 +7,10 @@ export interface PolledSource {
   readonly id: string
   readonly key: string
   readonly name: string
-  readonly provider_type: string
-  readonly status_page_url: string
+  /** NULL until the poller has detected it */
+  readonly provider_type: string | null
+  /** The document to read: where detection found it, else the status page. */
+  readonly url: string
   readonly poll_interval_s: number
   readonly regions: ReadonlyArray<string>
 }
@@ -28,7 +30,8 @@ export interface CheckMark {
 // Array parameters must not hold nulls (the driver cannot encode them): "" stands for NULL, undone by NULLIF.
 
 /** The shard of a source key: PostgreSQL's own text hash, so SQL and code agree. */
-const shardExpr = (shards: number) => `((hashtextextended(key, 0) % ${shards}) + ${shards}) % ${shards}`
+export const shardExpr = (shards: number, column = "key") =>
+  `((hashtextextended(${column}, 0) % ${shards}) + ${shards}) % ${shards}`
 
 /**
  * The poller's view of PostgreSQL: the sources of a shard, and the state a
@@ -39,6 +42,8 @@ const shardExpr = (shards: number) => `((hashtextextended(key, 0) % ${shards}) +
 export class SourceStore extends Context.Service<SourceStore, {
   /** Enabled, readable sources whose key falls in `shard` of `shards`. */
   loadShard(shard: number, shards: number): Effect.Effect<ReadonlyArray<PolledSource>>
+  /** Stores the provider type the poller detected, and where it reads the source when that is not the status page. */
+  setDetected(id: string, provider: string, url: string): Effect.Effect<void>
   /** Records when sources were last checked (and their last error), in one statement. */
   markChecked(marks: ReadonlyArray<CheckMark>): Effect.Effect<void>
   /**
@@ -55,9 +60,9 @@ export class SourceStore extends Context.Service<SourceStore, {
 
       const loadShard = (shard: number, shards: number) =>
         sql.unsafe<PolledSource>(
-          `SELECT id, key, name, provider_type, status_page_url, poll_interval_s, regions
+          `SELECT id, key, name, provider_type, coalesce(poll_url, status_page_url) AS url, poll_interval_s, regions
            FROM sources
-           WHERE enabled AND kind <> 'manual' AND provider_type IS NOT NULL AND status_page_url IS NOT NULL
+           WHERE enabled AND kind <> 'manual' AND status_page_url IS NOT NULL
              AND ${shardExpr(shards)} = $1
            ORDER BY key`,
           [shard]
@@ -71,6 +76,11 @@ export class SourceStore extends Context.Service<SourceStore, {
                                      ${marks.map((m) => m.error ?? "")}::text[]) AS t(key, checked_at, error)) AS v
           WHERE s.key = v.key`.pipe(Effect.asVoid, Effect.orDie)
       }
+
+      const setDetected = (id: string, provider: string, url: string) =>
+        sql`UPDATE sources SET provider_type = ${provider},
+              poll_url = CASE WHEN ${url} = status_page_url THEN NULL ELSE ${url} END, updated_at = now()
+            WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
       const applyOne = ({ source, snapshot, at }: SnapshotChange) =>
         Effect.gen(function*() {
@@ -153,7 +163,7 @@ export class SourceStore extends Context.Service<SourceStore, {
           ? Effect.void
           : sql.withTransaction(Effect.forEach(changes, applyOne, { discard: true })).pipe(Effect.orDie)
 
-      return SourceStore.of({ loadShard, markChecked, applySnapshots })
+      return SourceStore.of({ loadShard, setDetected, markChecked, applySnapshots })
     })
   )
 }

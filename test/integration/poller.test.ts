@@ -15,6 +15,7 @@ import * as Postgres from "../../services/platform/Postgres.ts"
 import * as Poller from "../../services/poller/Poller.ts"
 import { PollerStats } from "../../services/poller/PollerStats.ts"
 import { RedisKeys } from "../../services/poller/Publisher.ts"
+import { ShardReloads } from "../../services/poller/ShardReloads.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
 import { freshDatabase, tempDir, testRedisUrl, withConfig } from "../support/stores.ts"
 
@@ -52,7 +53,8 @@ const poller = Poller.layer.pipe(
     POLLER_SHARDS: "2",
     POLLER_INTERVAL_OVERRIDE_S: String(intervalS),
     POLLER_KEEPER_MS: "300",
-    POLLER_REFRESH_MS: "1000",
+    // Long: new sources must reach their shards through ShardReloads, not the periodic refresh.
+    POLLER_REFRESH_MS: "600000",
     RESULTS_FLUSH_MS: "200",
     DATA_DIR: "/tmp/statusgrid-poller-test"
   }))
@@ -81,6 +83,7 @@ const addSource = (key: string, provider: string, url: string) =>
     const sql = yield* SqlClient
     yield* sql`INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
       VALUES (${key}, ${key}, 'catalog', ${provider}, ${url}, 'critical', 30)`
+    yield* ShardReloads.use((reloads) => reloads.sources([key]))
   })
 
 describe("poller", () => {
@@ -163,6 +166,26 @@ describe("poller", () => {
         const state = yield* bus.hgetall(RedisKeys.source("flip-statuspage"))
         // A critical incident makes the source down (services/adapters/README.md, status rules).
         assert.strictEqual(state["status"], "down")
+      }))
+
+    it.effect("a source added with a bare URL is detected by its shard, stored, then polled; an unreachable one backs off", () =>
+      Effect.gen(function*() {
+        const sim = yield* Sim
+        const sql = yield* SqlClient
+        const page = sim.state.add({ key: "bare-url", name: "Bare URL", provider: "instatus", components: 3, groups: 0 })
+        yield* sql`INSERT INTO sources (key, name, kind, status_page_url, check_class, poll_interval_s)
+          VALUES ('bare-url', 'Bare URL', 'catalog', ${page.baseUrl}, 'critical', 30),
+                 ('bare-unreachable', 'Unreachable', 'catalog', 'http://127.0.0.1:9/status', 'critical', 30)`
+        yield* ShardReloads.use((reloads) => reloads.sources(["bare-url", "bare-unreachable"]))
+        const detected = yield* eventually(15_000, sql<{ provider_type: string | null; components_count: number }>`
+          SELECT provider_type, components_count FROM sources WHERE key = 'bare-url' AND components_count > 0`
+          .pipe(Effect.map((rows) => rows[0])))
+        assert.deepStrictEqual(detected.value, { provider_type: "instatus", components_count: 3 })
+        const failed = yield* eventually(15_000, sql<{ provider_type: string | null; last_error: string | null }>`
+          SELECT provider_type, last_error FROM sources WHERE key = 'bare-unreachable' AND last_error IS NOT NULL`
+          .pipe(Effect.map((rows) => rows[0])))
+        assert.strictEqual(failed.value.provider_type, null)
+        assert.match(failed.value.last_error ?? "", /^detection failed: /)
       }))
 
     it.effect("every check writes result rows to ClickHouse, and stats count them", () =>

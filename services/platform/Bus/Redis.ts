@@ -6,7 +6,7 @@ const connect = (url: string, name: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const client = new Redis(url, { lazyConnect: true, connectionName: name, maxRetriesPerRequest: 3 })
+        const client = new Redis(url, { lazyConnect: true, connectionName: name, maxRetriesPerRequest: 3, enableAutoPipelining: true })
         await client.connect()
         return client
       },

@@ -1,0 +1,173 @@
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import { MonitorAuth } from "../domain/Monitor.ts"
+import type { MonitorCheckState, NextState } from "../monitors/MonitorState.ts"
+import type { MonitorSettings } from "../monitors/Validate.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
+import { shardExpr } from "./SourceStore.ts"
+
+/** What a shard needs to know of one of its website monitors. */
+export interface PolledMonitor {
+  readonly id: string
+  readonly organization_id: string
+  readonly settings: MonitorSettings
+  /** updated_at: a changed value means the settings were edited */
+  readonly version: string
+  readonly state: MonitorCheckState
+}
+
+/** What one check leaves in the monitor's row. */
+export interface MonitorCheckSave {
+  readonly id: string
+  readonly next: NextState
+  readonly response_ms: number
+  readonly http_status: number
+  readonly tls_valid_to: string | null
+  readonly tls_issuer: string | null
+}
+
+interface MonitorRow {
+  readonly id: string
+  readonly organization_id: string
+  readonly name: string
+  readonly url: string
+  readonly check_type: "http" | "https"
+  readonly method: MonitorSettings["method"]
+  readonly interval_s: number
+  readonly alert_threshold: number
+  readonly timeout_ms: number
+  readonly expected_status: string
+  readonly headers: unknown
+  readonly auth_type: "none" | "basic" | "bearer"
+  readonly auth_secret: Uint8Array | null
+  readonly body: string | null
+  readonly keyword: string | null
+  readonly keyword_mode: "contains" | "absent"
+  readonly degraded_after_ms: number | null
+  readonly ssl_expiry_days: ReadonlyArray<number> | string
+  readonly follow_redirects: boolean
+  readonly tls_verify: boolean
+  readonly state: MonitorCheckState["state"]
+  readonly consecutive_failures: number
+  readonly ssl_notified_days: number | null
+  readonly last_changed_at: Date | string | null
+  readonly last_checked_at: Date | string | null
+  readonly last_error: string | null
+  readonly updated_at: Date | string
+}
+
+const iso = (value: Date | string | null): string | null =>
+  value === null ? null : value instanceof Date ? value.toISOString() : new Date(value).toISOString()
+
+/** PostgreSQL arrays may arrive as text ("{30,14}") depending on the driver. */
+const intArray = (value: ReadonlyArray<number> | string): Array<number> =>
+  typeof value === "string" ? value.replace(/[{}]/g, "").split(",").filter((s) => s !== "").map(Number) : value.map(Number)
+
+const decodeAuth = Schema.decodeUnknownEffect(Schema.fromJsonString(MonitorAuth))
+
+/**
+ * The poller's view of the `monitors` table: the monitors of a shard (with
+ * their credentials decrypted) and the state each check leaves. A monitor's
+ * shard is PostgreSQL's hash of its id, as for source keys.
+ */
+export class MonitorStore extends Context.Service<MonitorStore, {
+  /** Monitors that are not paused and whose id falls in `shard` of `shards`. */
+  loadShard(shard: number, shards: number): Effect.Effect<ReadonlyArray<PolledMonitor>>
+  /** State, counters and the last check's figures of many monitors, in one statement. */
+  saveChecks(saves: ReadonlyArray<MonitorCheckSave>): Effect.Effect<void>
+}>()("statusgrid/poller/MonitorStore") {
+  static readonly layer = Layer.effect(
+    MonitorStore,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient
+      const box = yield* SecretBox
+
+      const toPolled = (row: MonitorRow) =>
+        Effect.gen(function*() {
+          const auth = row.auth_secret === null ? undefined : yield* box.open(row.auth_secret).pipe(
+            Effect.flatMap((json) => decodeAuth(json)),
+            Effect.mapError((e) => new Error(`monitor ${row.id}: stored credentials unreadable: ${e.message}`))
+          )
+          const settings: MonitorSettings = {
+            name: row.name,
+            url: row.url,
+            check_type: row.check_type,
+            interval: row.interval_s,
+            alert_threshold: row.alert_threshold,
+            timeout: row.timeout_ms,
+            expected_status: row.expected_status,
+            method: row.method,
+            headers: (typeof row.headers === "string" ? JSON.parse(row.headers) : row.headers) as Record<string, string>,
+            ...(auth ? { auth } : {}),
+            ...(row.body !== null ? { body: row.body } : {}),
+            ...(row.keyword !== null ? { keyword: row.keyword } : {}),
+            keyword_mode: row.keyword_mode,
+            ...(row.degraded_after_ms !== null ? { degraded_after_ms: row.degraded_after_ms } : {}),
+            ssl_expiry_days: intArray(row.ssl_expiry_days).toSorted((a, b) => b - a),
+            follow_redirects: row.follow_redirects,
+            tls_verify: row.tls_verify,
+            paused: false
+          }
+          return {
+            id: row.id,
+            organization_id: row.organization_id,
+            settings,
+            version: iso(row.updated_at)!,
+            state: {
+              state: row.state,
+              consecutive_failures: row.consecutive_failures,
+              last_ssl_threshold_notified: row.ssl_notified_days,
+              last_changed_at: iso(row.last_changed_at),
+              last_checked_at: iso(row.last_checked_at),
+              last_error: row.last_error
+            }
+          } satisfies PolledMonitor
+        })
+
+      const loadShard = (shard: number, shards: number) =>
+        sql.unsafe<MonitorRow>(
+          `SELECT * FROM monitors WHERE state <> 'paused' AND ${shardExpr(shards, "id::text")} = $1 ORDER BY id`,
+          [shard]
+        ).pipe(
+          Effect.orDie,
+          // One unreadable monitor (a key changed) must not stop the others: it is logged and skipped.
+          Effect.flatMap((rows) =>
+            Effect.forEach(rows, (row) =>
+              toPolled(row).pipe(
+                Effect.map((m): PolledMonitor | undefined => m),
+                Effect.catch((error) => Effect.logWarning(error.message).pipe(Effect.as(undefined)))
+              ))
+          ),
+          Effect.map((all) => all.filter((m): m is PolledMonitor => m !== undefined))
+        )
+
+      const saveChecks = (saves: ReadonlyArray<MonitorCheckSave>) => {
+        if (saves.length === 0) return Effect.void
+        const col = <A>(f: (s: MonitorCheckSave) => A) => saves.map(f)
+        // Arrays must not hold nulls (the driver cannot encode them): "" and -1 stand for NULL.
+        return sql`
+          UPDATE monitors AS m SET
+            state = CASE WHEN m.state = 'paused' THEN m.state ELSE v.state END,
+            consecutive_failures = v.failures,
+            ssl_notified_days = NULLIF(v.ssl, -1),
+            last_changed_at = NULLIF(v.changed, '')::timestamptz,
+            last_checked_at = v.checked::timestamptz,
+            last_error = NULLIF(v.error, ''),
+            last_response_ms = v.response,
+            last_http_status = v.http,
+            tls_valid_to = COALESCE(NULLIF(v.tls_to, '')::timestamptz, m.tls_valid_to),
+            tls_issuer = COALESCE(NULLIF(v.tls_issuer, ''), m.tls_issuer)
+          FROM (SELECT * FROM unnest(
+            ${col((s) => s.id)}::uuid[], ${col((s) => s.next.state)}::text[], ${col((s) => s.next.consecutive_failures)}::int[],
+            ${col((s) => s.next.last_ssl_threshold_notified ?? -1)}::int[], ${col((s) => s.next.last_changed_at ?? "")}::text[],
+            ${col((s) => s.next.last_checked_at ?? new Date().toISOString())}::text[], ${col((s) => s.next.last_error ?? "")}::text[],
+            ${col((s) => Math.round(s.response_ms))}::int[], ${col((s) => s.http_status)}::int[],
+            ${col((s) => s.tls_valid_to ?? "")}::text[], ${col((s) => s.tls_issuer ?? "")}::text[]
+          ) AS t(id, state, failures, ssl, changed, checked, error, response, http, tls_to, tls_issuer)) AS v
+          WHERE m.id = v.id`.pipe(Effect.asVoid, Effect.orDie)
+      }
+
+      return MonitorStore.of({ loadShard, saveChecks })
+    })
+  )
+}
