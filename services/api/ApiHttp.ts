@@ -1,14 +1,22 @@
-import { Cause, Effect, Layer, SchemaIssue } from "effect"
+import { ByteSize, Cause, Effect, Layer, SchemaIssue } from "effect"
 import type { unhandled } from "effect/Types"
-import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiError } from "effect/http-api"
 import { Api } from "../domain/api/Api.ts"
-import { ApiErrors, type ErrorBody, InternalError, InvalidParameter } from "../domain/api/Errors.ts"
+import { ApiErrors, type ErrorBody, InternalError, InvalidParameter, PayloadTooLarge } from "../domain/api/Errors.ts"
 import { maxFilterKeys, maxLimit, maxSearchLength } from "../domain/api/Sources.ts"
 import { CategoryId } from "../domain/Source.ts"
+import { ApiKeys } from "../orgs/ApiKeys.ts"
+import { OrganizationHttp } from "./Organization/http.ts"
+import { OrgAuthLive } from "./OrgAuth.ts"
+import { RateLimiter } from "./RateLimiter.ts"
 import { SourcesHttp } from "./Sources/http.ts"
 
 export const openapiPath = "/api/v1/openapi.json"
+
+/** Request bodies larger than this are refused (413): the largest legitimate one is a monitor with a 64 KiB body. */
+export const maxBodyBytes = 512 * 1024
+const maxBodySize = ByteSize.bytes(maxBodyBytes)
 
 /** What each query parameter must be, said once for every endpoint that takes it. */
 const expectations: Record<string, string> = {
@@ -40,6 +48,11 @@ const invalidParameter = (error: HttpApiError.HttpApiSchemaError): InvalidParame
   return new InvalidParameter({ field, message })
 }
 
+/** Reading a body past MaxBodySize fails the request with this (a defect, as the body stream broke). */
+const isBodyTooLarge = (defect: unknown): boolean =>
+  HttpServerError.isHttpServerError(defect) && defect.reason._tag === "RequestParseError" &&
+  (defect.reason.reason === "BodyTooLarge" || String(defect.reason.cause).includes("maxBytes exceeded"))
+
 const internalError = () => new InternalError({ message: "internal error; it has been logged" })
 
 /**
@@ -50,6 +63,7 @@ const internalError = () => new InternalError({ message: "internal error; it has
  */
 export const ApiErrorsLive = Layer.succeed(ApiErrors, (httpEffect, { endpoint, group }) =>
   httpEffect.pipe(
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
     Effect.catch((error): Effect.Effect<never, unhandled | InvalidParameter | InternalError> => {
       if (!HttpApiError.HttpApiSchemaError.is(error)) return Effect.fail(error)
       if (error.kind === "Body" || error.kind === "ResponseHeaders") {
@@ -60,7 +74,8 @@ export const ApiErrorsLive = Layer.succeed(ApiErrors, (httpEffect, { endpoint, g
       }
       return Effect.fail(invalidParameter(error))
     }),
-    Effect.catchDefect((defect) =>
+    Effect.catchDefect((defect): Effect.Effect<never, PayloadTooLarge | InternalError> =>
+      isBodyTooLarge(defect) ? Effect.fail(new PayloadTooLarge({ message: `the request body is larger than ${maxBodyBytes / 1024} KiB` })) :
       Effect.logError("API request failed", Cause.die(defect)).pipe(
         Effect.annotateLogs({ endpoint: `${group.identifier}.${endpoint.identifier}` }),
         Effect.andThen(Effect.fail(internalError()))
@@ -94,7 +109,11 @@ const UnknownPath = HttpRouter.addAll(
 export const routerConfig = { maxParamLength: 1024 } as const
 
 /** The handlers of every group; each group resolves its middleware (`ApiErrors`) when it is built. */
-const groups = Layer.mergeAll(SourcesHttp).pipe(Layer.provide(ApiErrorsLive))
+const groups = Layer.mergeAll(SourcesHttp, OrganizationHttp).pipe(
+  Layer.provide(OrgAuthLive),
+  Layer.provide(Layer.mergeAll(ApiKeys.layer, RateLimiter.layer)),
+  Layer.provide(ApiErrorsLive)
+)
 
 /**
  * `/api/v1`: every endpoint of `Api` and its OpenAPI document at

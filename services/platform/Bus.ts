@@ -62,6 +62,8 @@ export class Bus extends Context.Service<Bus, {
   ): Effect.Effect<ReadonlyArray<StreamEntry>, BusError>
   /** XACK: acknowledge entries; returns how many were pending. */
   xack(stream: string, group: string, ids: ReadonlyArray<string>): Effect.Effect<number, BusError>
+  /** INCR, and PEXPIRE the key when the increment created it: a counter that lives `ttlMs` (rate limits). */
+  incr(key: string, ttlMs: number): Effect.Effect<number, BusError>
   /** XLEN */
   xlen(stream: string): Effect.Effect<number, BusError>
   readonly ping: Effect.Effect<void, BusError>

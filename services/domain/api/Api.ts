@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiErrors } from "./Errors.ts"
+import { OrganizationGroup } from "./Organization.ts"
 import { SourcesGroup } from "./Sources.ts"
 
 /**
@@ -26,7 +27,10 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
  */
 export class Api extends HttpApi.make("statusgrid")
   .add(SourcesGroup)
+  .add(OrganizationGroup)
   .middleware(ApiErrors)
+  // A body field the endpoint does not know is an error naming it, not silently dropped.
+  .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })
   .prefix("/api/v1")
   .annotateMerge(OpenApi.annotations({
     title: "statusgrid API",

@@ -32,6 +32,7 @@ export const layer = Layer.sync(
   Bus,
   () => {
     const hashes = new Map<string, Map<string, string>>()
+    const counters = new Map<string, { value: number; until: number }>()
     const channels = new Map<string, PubSub.PubSub<string>>()
     const subscribers = new Map<string, number>()
     const streams = new Map<string, EventStream>()
@@ -170,6 +171,17 @@ export const layer = Layer.sync(
           return n
         }),
       xlen: (name) => Effect.sync(() => streams.get(name)?.entries.length ?? 0),
+      incr: (key, ttlMs) =>
+        Effect.sync(() => {
+          const now = Date.now()
+          const current = counters.get(key)
+          const live = current !== undefined && current.until > now ? current : { value: 0, until: now + ttlMs }
+          live.value += 1
+          counters.set(key, live)
+          // Expired counters go when the map grows; the counters of one window are few.
+          if (counters.size > 10_000) for (const [k, c] of counters) if (c.until <= now) counters.delete(k)
+          return live.value
+        }),
       ping: Effect.void
     })
   }

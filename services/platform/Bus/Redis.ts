@@ -97,6 +97,12 @@ export const layer = (url: string) =>
         xack: (stream, group, ids) =>
           ids.length === 0 ? Effect.succeed(0) : call("xack", () => client.xack(stream, group, ...ids)),
         xlen: (stream) => call("xlen", () => client.xlen(stream)),
+        incr: (key, ttlMs) =>
+          call("incr", async () => {
+            const value = await client.incr(key)
+            if (value === 1) await client.pexpire(key, ttlMs)
+            return value
+          }),
         ping: call("ping", () => client.ping()).pipe(Effect.asVoid)
       })
     })

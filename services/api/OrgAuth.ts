@@ -1,0 +1,51 @@
+import { Effect, Layer, Redacted } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { OrgAuth } from "../domain/api/Auth.ts"
+import { type ErrorBody, Unauthorized } from "../domain/api/Errors.ts"
+import { CurrentPrincipal } from "../domain/Principal.ts"
+import { ApiKeys } from "../orgs/ApiKeys.ts"
+import { RateLimiter } from "./RateLimiter.ts"
+
+/** The caller's address: the socket's peer (statusgrid does not trust X-Forwarded-For unless told to). */
+const remoteAddress = (request: HttpServerRequest.HttpServerRequest): string | null => {
+  const address = request.remoteAddress
+  const value = typeof address === "string" ? address : address._tag === "Some" ? address.value : null
+  return value?.replace(/^::ffff:/, "") ?? null
+}
+
+/**
+ * Server side of `OrgAuth`: the bearer key becomes the caller's Principal, or
+ * 401; over the per-key rate limit the answer is 429 with `Retry-After` and
+ * the API's error body.
+ */
+export const OrgAuthLive = Layer.effect(
+  OrgAuth,
+  Effect.gen(function*() {
+    const keys = yield* ApiKeys
+    const limiter = yield* RateLimiter
+    return OrgAuth.of({
+      bearer: Effect.fn(function*(httpEffect, { credential }) {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const token = Redacted.value(credential)
+        const principal = token === "" ? undefined : yield* keys.authenticate(token, remoteAddress(request))
+        if (principal === undefined) {
+          return yield* new Unauthorized({
+            message: token === "" ? "an API key is required: Authorization: Bearer <key>" : "the API key is unknown or revoked"
+          })
+        }
+        const decision = yield* limiter.take(principal.actor.id)
+        if (!decision.allowed) {
+          return HttpServerResponse.jsonUnsafe(
+            {
+              code: "rate_limited",
+              message: `too many requests for this API key; retry after ${decision.retryAfterS} s`,
+              retry_after_s: decision.retryAfterS
+            } satisfies ErrorBody & { retry_after_s: number },
+            { status: 429, headers: { "retry-after": String(decision.retryAfterS) } }
+          )
+        }
+        return yield* Effect.provideService(httpEffect, CurrentPrincipal, principal)
+      })
+    })
+  })
+)

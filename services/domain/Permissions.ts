@@ -1,0 +1,37 @@
+import { Schema } from "effect"
+import type { Role } from "./Organization.ts"
+
+/**
+ * What a member or API key may do, by role: the spec's table (Authentication,
+ * 5), extended to the records the spec does not list, in one place for the
+ * API and the portal. The extension (decision 0007):
+ * - everything an organization can see, every role may view (`view`);
+ * - records that make up dashboards (stacks and their items, monitors, custom
+ *   sources, maintenance windows) follow "Create stacks" (`content.write`)
+ *   and "Delete stacks" (`content.delete`);
+ * - notification rules, channels and test sends follow "Manage notifications";
+ * - members, invitations, roles and API keys follow "Invite members";
+ * - the plan follows "Manage billing"; the audit log is for Admins.
+ */
+export const Permission = Schema.Literals([
+  "view",
+  "content.write",
+  "content.delete",
+  "notifications.manage",
+  "members.manage",
+  "billing.manage",
+  "audit.view"
+])
+export type Permission = typeof Permission.Type
+
+export const permissions: Record<Permission, ReadonlyArray<Role>> = {
+  "view": ["admin", "member", "viewer"],
+  "content.write": ["admin", "member"],
+  "content.delete": ["admin"],
+  "notifications.manage": ["admin", "member"],
+  "members.manage": ["admin"],
+  "billing.manage": ["admin"],
+  "audit.view": ["admin"]
+}
+
+export const can = (role: Role, permission: Permission): boolean => permissions[permission].includes(role)

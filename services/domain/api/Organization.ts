@@ -1,0 +1,93 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { PlanId, Role } from "../Organization.ts"
+import { OrgAuth } from "./Auth.ts"
+import { Forbidden, NotFound } from "./Errors.ts"
+import { Page, PageQuery } from "./Paging.ts"
+
+const Limit = Schema.Struct({
+  limit: Schema.NullOr(Schema.Int).annotate({ description: "null: unlimited" }),
+  used: Schema.Int
+})
+
+/** The caller's organization: plan, and each plan limit with what is used of it. */
+export const Organization = Schema.Struct({
+  id: Schema.String.annotate({ format: "uuid" }),
+  slug: Schema.String,
+  name: Schema.String,
+  plan: PlanId,
+  channel_types: Schema.Array(Schema.String),
+  limits: Schema.Struct({
+    max_stacks: Limit,
+    max_components: Limit,
+    max_monitors: Limit,
+    max_users: Limit,
+    max_rules: Limit,
+    max_custom_sources: Limit,
+    max_channels_per_rule: Schema.NullOr(Schema.Int)
+  }),
+  created_at: Schema.String.annotate({ format: "date-time" })
+}).annotate({ identifier: "Organization" })
+export type Organization = typeof Organization.Type
+
+export const AuditEntry = Schema.Struct({
+  id: Schema.String,
+  action: Schema.String,
+  entity_type: Schema.String,
+  entity_id: Schema.NullOr(Schema.String),
+  actor: Schema.Struct({ kind: Schema.Literals(["api_key", "user", "system"]), id: Schema.NullOr(Schema.String) }),
+  before: Schema.Unknown,
+  after: Schema.Unknown,
+  ip: Schema.NullOr(Schema.String),
+  created_at: Schema.String.annotate({ format: "date-time" })
+}).annotate({ identifier: "AuditEntry" })
+export type AuditEntry = typeof AuditEntry.Type
+
+/** An API key as lists show it: never the key itself. */
+export const ApiKey = Schema.Struct({
+  id: Schema.String.annotate({ format: "uuid" }),
+  name: Schema.String,
+  role: Role,
+  prefix: Schema.String.annotate({ description: "The key's first characters, to tell keys apart." }),
+  created_at: Schema.String.annotate({ format: "date-time" }),
+  last_used_at: Schema.NullOr(Schema.String.annotate({ format: "date-time" })),
+  revoked_at: Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
+}).annotate({ identifier: "ApiKey" })
+export type ApiKey = typeof ApiKey.Type
+
+/** `POST /api-keys`: the created key, the only time `key` is shown. */
+export const ApiKeyCreated = Schema.Struct({
+  ...ApiKey.fields,
+  key: Schema.String.annotate({ description: "The API key. Shown once; store it now." })
+}).annotate({ identifier: "ApiKeyCreated" })
+
+export const ApiKeyCreate = Schema.Struct({
+  name: Schema.Trim.check(Schema.isBetweenLength(1, 200, { message: "must be 1 to 200 characters" })),
+  role: Role
+}).annotate({ identifier: "ApiKeyCreate" })
+
+const IdParams = { id: Schema.String.check(Schema.isUUID(undefined, { message: "must be a UUID" })) }
+
+/** The caller's organization, its plan and limits, its API keys and its audit log. */
+export class OrganizationGroup extends HttpApiGroup.make("organization")
+  .add(
+    HttpApiEndpoint.get("get", "/organization", { success: Organization })
+      .annotateMerge(OpenApi.annotations({ summary: "The caller's organization, plan, limits and usage" })),
+    HttpApiEndpoint.put("setPlan", "/organization/plan", {
+      payload: Schema.Struct({ plan: PlanId }),
+      success: Organization,
+      error: Forbidden
+    }).annotateMerge(OpenApi.annotations({ summary: "Change the plan (Admin: manage billing)" })),
+    HttpApiEndpoint.get("listApiKeys", "/api-keys", { query: PageQuery, success: Page(ApiKey, "ApiKeyList"), error: Forbidden })
+      .annotateMerge(OpenApi.annotations({ summary: "List API keys (Admin)" })),
+    HttpApiEndpoint.post("createApiKey", "/api-keys", { payload: ApiKeyCreate, success: ApiKeyCreated.pipe(HttpApiSchema.status(201)), error: Forbidden })
+      .annotateMerge(OpenApi.annotations({ summary: "Create an API key (Admin); the key is shown once" })),
+    HttpApiEndpoint.delete("revokeApiKey", "/api-keys/:id", { params: IdParams, success: ApiKey, error: [Forbidden, NotFound] })
+      .annotateMerge(OpenApi.annotations({ summary: "Revoke an API key (Admin)" })),
+    HttpApiEndpoint.get("auditLog", "/audit-log", { query: PageQuery, success: Page(AuditEntry, "AuditLog"), error: Forbidden })
+      .annotateMerge(OpenApi.annotations({ summary: "The organization's audit log, oldest first (Admin)" }))
+  )
+  .middleware(OrgAuth)
+  .annotateMerge(OpenApi.annotations({ title: "Organization", description: "The caller's organization, API keys and audit log." }))
+{}
+

@@ -1,0 +1,164 @@
+import { Context, Effect, Layer } from "effect"
+import type { ApiKey } from "../domain/api/Organization.ts"
+import { SqlClient } from "effect/sql/SqlClient"
+import { createHash, randomBytes } from "node:crypto"
+import { type Forbidden, type InvalidParameter, NotFound } from "../domain/api/Errors.ts"
+import type { PlanId, Role } from "../domain/Organization.ts"
+import type { Principal } from "../domain/Principal.ts"
+import { requirePermission } from "./Access.ts"
+import { recordAudit } from "./Audit.ts"
+import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+
+
+/** `sg_` then 32 random bytes, base64url: 256 bits, recognisable in logs and secret scanners. */
+const newKey = () => `sg_${randomBytes(32).toString("base64url")}`
+export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex")
+
+interface KeyRow {
+  readonly id: string
+  readonly name: string
+  readonly role: Role
+  readonly prefix: string
+  readonly created_at: Date
+  readonly last_used_at: Date | null
+  readonly revoked_at: Date | null
+  readonly cursor_at: string
+}
+
+const toApiKey = (row: KeyRow): ApiKey => ({
+  id: row.id,
+  name: row.name,
+  role: row.role,
+  prefix: row.prefix,
+  created_at: new Date(row.created_at).toISOString(),
+  last_used_at: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
+  revoked_at: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString()
+})
+
+/** How long a resolved key is trusted without asking PostgreSQL again; revocation in this process applies at once. */
+const cacheMs = 5_000
+
+/**
+ * Organization API keys: shown once when created, stored as a SHA-256 hash
+ * (a 256-bit random key needs no slow hash), revocable. `authenticate` turns
+ * a presented key into the caller's Principal.
+ */
+export class ApiKeys extends Context.Service<ApiKeys, {
+  authenticate(key: string, ip: string | null): Effect.Effect<Principal | undefined>
+  create(principal: Principal, input: { readonly name: string; readonly role: Role }): Effect.Effect<ApiKey & { readonly key: string }, Forbidden>
+  list(principal: Principal, page: PageRequest): Effect.Effect<{ data: ReadonlyArray<ApiKey>; next_cursor: string | null; limit: number }, Forbidden | InvalidParameter>
+  revoke(principal: Principal, id: string): Effect.Effect<ApiKey, Forbidden | NotFound>
+  /** A key for an organization without a caller: the first admin key (CLI `statusgrid org create`), tests. */
+  issue(organizationId: string, name: string, role: Role): Effect.Effect<string>
+}>()("statusgrid/orgs/ApiKeys") {
+  static readonly layer = Layer.effect(
+    ApiKeys,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient
+      const cache = new Map<string, { readonly principal: Omit<Principal, "ip">; readonly until: number }>()
+
+      const insertKey = (organizationId: string, name: string, role: Role, createdBy: string | null) =>
+        Effect.gen(function*() {
+          const key = newKey()
+          const [row] = yield* sql<KeyRow>`
+            INSERT INTO api_keys AS t (organization_id, name, role, prefix, key_hash, created_by)
+            VALUES (${organizationId}::uuid, ${name}, ${role}, ${key.slice(0, 10)}, ${hashKey(key)}, ${createdBy}::uuid)
+            RETURNING t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, ${sql.literal(cursorAt)}`
+          return { key, row: row! }
+        })
+
+      const authenticate = (key: string, ip: string | null) =>
+        Effect.gen(function*() {
+          const hash = hashKey(key)
+          const cached = cache.get(hash)
+          if (cached !== undefined && cached.until > Date.now()) return { ...cached.principal, ip }
+          const [row] = yield* sql<{ id: string; role: Role; organization_id: string; slug: string; plan_id: PlanId; stale: boolean }>`
+            SELECT k.id, k.role, k.organization_id, o.slug, o.plan_id,
+              k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute' AS stale
+            FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+            WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`.pipe(Effect.orDie)
+          if (row === undefined) {
+            cache.delete(hash)
+            return undefined
+          }
+          // Last use is kept to the minute: one write per key per minute, not per request.
+          if (row.stale) yield* sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${row.id}::uuid`.pipe(Effect.orDie)
+          const principal = {
+            organization_id: row.organization_id,
+            organization_slug: row.slug,
+            plan: row.plan_id,
+            role: row.role,
+            actor: { kind: "api_key" as const, id: row.id }
+          }
+          cache.set(hash, { principal, until: Date.now() + cacheMs })
+          if (cache.size > 10_000) cache.delete(cache.keys().next().value!)
+          return { ...principal, ip }
+        })
+
+      const create = Effect.fn("ApiKeys.create")(function*(principal: Principal, input: { readonly name: string; readonly role: Role }) {
+        yield* requirePermission(principal, "members.manage")
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const { key, row } = yield* insertKey(
+            principal.organization_id,
+            input.name,
+            input.role,
+            principal.actor.kind === "user" ? principal.actor.id : null
+          )
+          const apiKey = toApiKey(row)
+          yield* recordAudit(principal, { action: "api_key.created", entity_type: "api_key", entity_id: row.id, after: apiKey })
+          return { ...apiKey, key }
+        })).pipe(Effect.orDie)
+      })
+
+      const list = Effect.fn("ApiKeys.list")(function*(principal: Principal, page: PageRequest) {
+        yield* requirePermission(principal, "members.manage")
+        return yield* listPage({
+          page,
+          select: (where, limit) =>
+            sql<KeyRow>`
+              SELECT t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, ${sql.literal(cursorAt)}
+              FROM api_keys t WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
+              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+          map: toApiKey
+        })
+      })
+
+      const revoke = Effect.fn("ApiKeys.revoke")(function*(principal: Principal, id: string) {
+        yield* requirePermission(principal, "members.manage")
+        const revoked = yield* sql.withTransaction(Effect.gen(function*() {
+          const [before] = yield* sql<KeyRow & { key_hash: string }>`
+            SELECT t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, t.key_hash, ${sql.literal(cursorAt)}
+            FROM api_keys t WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid FOR UPDATE`
+          if (before === undefined) return undefined
+          const [after] = yield* sql<KeyRow>`
+            UPDATE api_keys AS t SET revoked_at = coalesce(t.revoked_at, now()) WHERE t.id = ${id}::uuid
+            RETURNING t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, ${sql.literal(cursorAt)}`
+          yield* recordAudit(principal, {
+            action: "api_key.revoked",
+            entity_type: "api_key",
+            entity_id: id,
+            before: toApiKey(before),
+            after: toApiKey(after!)
+          })
+          cache.delete(before.key_hash)
+          return toApiKey(after!)
+        })).pipe(Effect.orDie)
+        if (revoked === undefined) return yield* new NotFound({ field: "id", message: `no API key ${id} in this organization` })
+        return revoked
+      })
+
+      const issue = (organizationId: string, name: string, role: Role) =>
+        insertKey(organizationId, name, role, null).pipe(Effect.map(({ key }) => key), Effect.orDie)
+
+      // The audit log and paging run on this layer's connection (and so inside its transactions).
+      const onSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) => Effect.provideService(effect, SqlClient, sql)
+      return ApiKeys.of({
+        authenticate,
+        create: (principal, input) => onSql(create(principal, input)),
+        list: (principal, page) => onSql(list(principal, page)),
+        revoke: (principal, id) => onSql(revoke(principal, id)),
+        issue
+      })
+    })
+  )
+}

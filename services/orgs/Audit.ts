@@ -1,0 +1,39 @@
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import type { Principal } from "../domain/Principal.ts"
+
+export interface AuditEntry {
+  /** `<entity>.<verb>`, e.g. `stack.created`, `api_key.revoked` */
+  readonly action: string
+  readonly entity_type: string
+  readonly entity_id: string | null
+  readonly before?: unknown
+  readonly after?: unknown
+}
+
+/** Fields never written to the audit log, whatever record they appear in. */
+const secretFields = new Set(["auth", "auth_secret", "secrets", "password", "password_hash", "token", "key", "key_hash", "token_hash"])
+
+const redact = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(redact)
+  if (value === null || typeof value !== "object") return value
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, secretFields.has(k) ? "[redacted]" : redact(v)]))
+}
+
+/**
+ * Records one change in the audit log, on the caller's connection: called
+ * inside the change's transaction, so the entry exists if and only if the
+ * change does.
+ */
+export const recordAudit = (principal: Principal, entry: AuditEntry) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const before = entry.before === undefined ? null : JSON.stringify(redact(entry.before))
+    const after = entry.after === undefined ? null : JSON.stringify(redact(entry.after))
+    yield* sql`
+      INSERT INTO audit_log (organization_id, actor_user_id, actor_api_key_id, action, entity_type, entity_id, before, after, ip)
+      VALUES (${principal.organization_id}::uuid,
+        ${principal.actor.kind === "user" ? principal.actor.id : null}::uuid,
+        ${principal.actor.kind === "api_key" ? principal.actor.id : null}::uuid,
+        ${entry.action}, ${entry.entity_type}, ${entry.entity_id}, ${before}::jsonb, ${after}::jsonb, ${principal.ip}::inet)`
+  }).pipe(Effect.orDie)

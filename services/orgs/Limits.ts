@@ -1,0 +1,64 @@
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import { PlanLimitReached } from "../domain/api/Errors.ts"
+
+/** The plan limits (columns of `plans`) and what each counts. */
+export const PlanLimit = {
+  max_stacks: { what: "stacks", count: "SELECT count(*)::int AS n FROM stacks WHERE organization_id = $1" },
+  max_components: {
+    what: "components in stacks",
+    count: `SELECT count(*)::int AS n FROM stack_items i JOIN stacks s ON s.id = i.stack_id WHERE s.organization_id = $1`
+  },
+  max_monitors: { what: "website monitors", count: "SELECT count(*)::int AS n FROM monitors WHERE organization_id = $1" },
+  max_users: {
+    what: "users (members and open invitations)",
+    count: `SELECT (SELECT count(*) FROM memberships WHERE organization_id = $1)
+              + (SELECT count(*) FROM invitations WHERE organization_id = $1 AND accepted_at IS NULL
+                   AND revoked_at IS NULL AND expires_at > now()) AS n`
+  },
+  max_rules: { what: "notification rules", count: "SELECT count(*)::int AS n FROM notification_rules WHERE organization_id = $1" },
+  max_custom_sources: {
+    what: "custom sources",
+    count: "SELECT count(*)::int AS n FROM sources WHERE organization_id = $1"
+  }
+} as const
+export type PlanLimit = keyof typeof PlanLimit
+
+/**
+ * Fails with 402 when adding `adding` more of `limit` would pass the
+ * organization's plan. Call it inside the transaction that adds them: it
+ * locks the organization's row, so two concurrent additions cannot both pass
+ * the last free place.
+ */
+export const ensureWithinLimit = (organizationId: string, limit: PlanLimit, adding = 1) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const column = limit === "max_custom_sources" ? "coalesce(o.custom_sources_limit, p.max_custom_sources)" : `p.${limit}`
+    const [plan] = yield* sql.unsafe<{ plan: string; max: number | null }>(
+      `SELECT p.name AS plan, ${column} AS max FROM organizations o JOIN plans p ON p.id = o.plan_id
+       WHERE o.id = $1 FOR UPDATE OF o`,
+      [organizationId]
+    ).pipe(Effect.orDie)
+    if (plan === undefined || plan.max === null) return
+    const [row] = yield* sql.unsafe<{ n: number }>(PlanLimit[limit].count, [organizationId]).pipe(Effect.orDie)
+    const current = Number(row?.n ?? 0)
+    if (current + adding > plan.max) {
+      return yield* new PlanLimitReached({
+        field: limit,
+        message: `the ${plan.plan} plan allows ${plan.max} ${PlanLimit[limit].what}; this organization has ${current}`
+      })
+    }
+  })
+
+/** Channel types the organization's plan allows, and the most channels one rule may have (null: no limit). */
+export const channelAllowance = (organizationId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const [row] = yield* sql<{ plan: string; channel_types: ReadonlyArray<string> | string; max_channels_per_rule: number | null }>`
+      SELECT p.name AS plan, p.channel_types, p.max_channels_per_rule FROM organizations o JOIN plans p ON p.id = o.plan_id
+      WHERE o.id = ${organizationId}::uuid`.pipe(Effect.orDie)
+    const types = typeof row?.channel_types === "string"
+      ? row.channel_types.replace(/[{}]/g, "").split(",").filter((s) => s !== "")
+      : [...(row?.channel_types ?? [])]
+    return { plan: row?.plan ?? "", channelTypes: types, maxChannelsPerRule: row?.max_channels_per_rule ?? null }
+  })

@@ -1,0 +1,126 @@
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import { Conflict, type Forbidden, type InvalidParameter } from "../domain/api/Errors.ts"
+import type { PlanId } from "../domain/Organization.ts"
+import type { AuditEntry, Organization } from "../domain/api/Organization.ts"
+import type { Principal } from "../domain/Principal.ts"
+import { requirePermission } from "./Access.ts"
+import { recordAudit } from "./Audit.ts"
+import { PlanLimit } from "./Limits.ts"
+import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+
+
+const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
+
+/** Organizations: creation (sign-up, CLI), the caller's own organization and plan, and its audit log. */
+export class Organizations extends Context.Service<Organizations, {
+  create(input: { readonly name: string; readonly slug: string; readonly plan?: PlanId }): Effect.Effect<{ readonly id: string }, Conflict>
+  get(principal: Principal): Effect.Effect<Organization>
+  setPlan(principal: Principal, plan: PlanId): Effect.Effect<Organization, Forbidden>
+  auditLog(principal: Principal, page: PageRequest): Effect.Effect<{ data: ReadonlyArray<AuditEntry>; next_cursor: string | null; limit: number }, Forbidden | InvalidParameter>
+}>()("statusgrid/orgs/Organizations") {
+  static readonly layer = Layer.effect(
+    Organizations,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient
+
+      const create = Effect.fn("Organizations.create")(function*(input: { readonly name: string; readonly slug: string; readonly plan?: PlanId }) {
+        if (!slugPattern.test(input.slug)) {
+          return yield* new Conflict({ field: "slug", message: "slug must be 1-63 lower-case letters, digits or inner hyphens" })
+        }
+        const rows = yield* sql<{ id: string }>`
+          INSERT INTO organizations (slug, name, plan_id) VALUES (${input.slug}, ${input.name}, ${input.plan ?? "free"})
+          ON CONFLICT (slug) DO NOTHING RETURNING id`.pipe(Effect.orDie)
+        if (rows.length === 0) return yield* new Conflict({ field: "slug", message: `the slug ${input.slug} is taken` })
+        return { id: rows[0]!.id }
+      })
+
+      const get = Effect.fn("Organizations.get")(function*(principal: Principal) {
+        const [row] = yield* sql<Record<string, unknown>>`
+          SELECT o.id, o.slug, o.name, o.plan_id, o.created_at, p.channel_types, p.max_stacks, p.max_components, p.max_monitors,
+            p.max_users, p.max_rules, coalesce(o.custom_sources_limit, p.max_custom_sources) AS max_custom_sources,
+            p.max_channels_per_rule
+          FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = ${principal.organization_id}::uuid`.pipe(Effect.orDie)
+        const used = yield* Effect.forEach(
+          ["max_stacks", "max_components", "max_monitors", "max_users", "max_rules", "max_custom_sources"] as const,
+          (limit) =>
+            sql.unsafe<{ n: number }>(PlanLimit[limit].count, [principal.organization_id]).pipe(
+              Effect.map((r) => [limit, { limit: (row![limit] as number | null) ?? null, used: Number(r[0]?.n ?? 0) }] as const),
+              Effect.orDie
+            )
+        )
+        const types = row!["channel_types"]
+        return {
+          id: row!["id"] as string,
+          slug: row!["slug"] as string,
+          name: row!["name"] as string,
+          plan: row!["plan_id"] as PlanId,
+          channel_types: typeof types === "string" ? types.replace(/[{}]/g, "").split(",") : [...(types as Array<string>)],
+          limits: {
+            ...(Object.fromEntries(used) as Record<(typeof used)[number][0], { limit: number | null; used: number }>),
+            max_channels_per_rule: (row!["max_channels_per_rule"] as number | null) ?? null
+          },
+          created_at: new Date(row!["created_at"] as string).toISOString()
+        } satisfies Organization
+      })
+
+      const setPlan = Effect.fn("Organizations.setPlan")(function*(principal: Principal, plan: PlanId) {
+        yield* requirePermission(principal, "billing.manage")
+        const before = yield* get(principal)
+        yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`UPDATE organizations SET plan_id = ${plan}, updated_at = now() WHERE id = ${principal.organization_id}::uuid`
+          yield* recordAudit(principal, {
+            action: "organization.plan_changed",
+            entity_type: "organization",
+            entity_id: principal.organization_id,
+            before: { plan: before.plan },
+            after: { plan }
+          })
+        })).pipe(Effect.provideService(SqlClient, sql), Effect.orDie)
+        return yield* get(principal)
+      })
+
+      const auditLog = Effect.fn("Organizations.auditLog")(function*(principal: Principal, page: PageRequest) {
+        yield* requirePermission(principal, "audit.view")
+        return yield* listPage({
+          page,
+          select: (where, limit) =>
+            sql<{
+              id: string
+              cursor_at: string
+              action: string
+              entity_type: string
+              entity_id: string | null
+              actor_user_id: string | null
+              actor_api_key_id: string | null
+              before: unknown
+              after: unknown
+              ip: string | null
+              created_at: Date
+            }>`
+              SELECT t.id::text AS id, t.action, t.entity_type, t.entity_id, t.actor_user_id, t.actor_api_key_id,
+                t.before, t.after, host(t.ip) AS ip, t.created_at, ${sql.literal(cursorAt)}
+              FROM audit_log t WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
+              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+          map: (row): AuditEntry => ({
+            id: row.id,
+            action: row.action,
+            entity_type: row.entity_type,
+            entity_id: row.entity_id,
+            actor: row.actor_user_id !== null
+              ? { kind: "user", id: row.actor_user_id }
+              : row.actor_api_key_id !== null
+              ? { kind: "api_key", id: row.actor_api_key_id }
+              : { kind: "system", id: null },
+            before: row.before,
+            after: row.after,
+            ip: row.ip,
+            created_at: new Date(row.created_at).toISOString()
+          })
+        }).pipe(Effect.provideService(SqlClient, sql))
+      })
+
+      return Organizations.of({ create, get, setPlan, auditLog })
+    })
+  )
+}

@@ -1,0 +1,65 @@
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import type { Fragment } from "effect/sql/Statement"
+import { InvalidParameter } from "../domain/api/Errors.ts"
+import { defaultPageSize } from "../domain/api/Paging.ts"
+
+/** A position in a list ordered by (created_at, id): the last row of the previous page. */
+export interface Position {
+  readonly at: string
+  readonly id: string
+}
+
+const invalidCursor = () =>
+  new InvalidParameter({ field: "cursor", message: "cursor is not a value this API returned as next_cursor" })
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const micros = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
+
+/**
+ * Select this (table alias `t`) as `cursor_at`: created_at to the microsecond, as PostgreSQL keeps it;
+ * a millisecond cursor would show the last row of a page again on the next.
+ */
+export const cursorAt = `to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`
+
+/** The cursor is base64url of `<created_at ISO>|<id>`: opaque to clients, checked when it comes back. */
+export const encodeCursor = (p: Position): string => Buffer.from(`${p.at}|${p.id}`, "utf8").toString("base64url")
+
+export const decodeCursor = (cursor: string | undefined): Effect.Effect<Position | undefined, InvalidParameter> => {
+  if (cursor === undefined) return Effect.succeed(undefined)
+  const [at, id, ...rest] = Buffer.from(cursor, "base64url").toString("utf8").split("|")
+  if (rest.length > 0 || at === undefined || id === undefined || !uuid.test(id) || !micros.test(at)) {
+    return Effect.fail(invalidCursor())
+  }
+  return Effect.succeed({ at, id })
+}
+
+export interface PageRequest {
+  readonly cursor?: string | undefined
+  readonly limit?: number | undefined
+}
+
+/**
+ * One page of rows (table alias `t`, selecting `cursorAt` and `id`) matching
+ * `where`, ordered by (created_at, id), as `{ data, next_cursor, limit }`.
+ * The row mapper turns a database row into the API record.
+ */
+export const listPage = <Row extends { readonly cursor_at: string; readonly id: string }, A>(options: {
+  readonly select: (where: Fragment, limit: number) => Effect.Effect<ReadonlyArray<Row>, unknown, SqlClient>
+  readonly page: PageRequest
+  readonly map: (row: Row) => A
+}) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const limit = options.page.limit ?? defaultPageSize
+    const after = yield* decodeCursor(options.page.cursor)
+    const where = after === undefined ? sql`true` : sql`(t.created_at, t.id) > (${after.at}::timestamptz, ${after.id}::uuid)`
+    const rows = yield* options.select(where, limit + 1).pipe(Effect.orDie)
+    const data = rows.slice(0, limit)
+    const last = data.at(-1)
+    return {
+      data: data.map(options.map),
+      next_cursor: rows.length > limit && last !== undefined ? encodeCursor({ at: last.cursor_at, id: last.id }) : null,
+      limit
+    }
+  })

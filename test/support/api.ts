@@ -1,0 +1,96 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { Context, Effect, Layer } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { createServer } from "node:http"
+import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
+import type { PlanId, Role } from "../../services/domain/Organization.ts"
+import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
+import { Organizations } from "../../services/orgs/Organizations.ts"
+import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
+import * as Migrations from "../../services/platform/Migrations.ts"
+import * as Postgres from "../../services/platform/Postgres.ts"
+import { freshDatabase, withConfig } from "./stores.ts"
+
+/** Where the API under test listens. */
+export class ApiBase extends Context.Service<ApiBase, string>()("test/support/ApiBase") {}
+
+/**
+ * The whole `/api/v1` on 127.0.0.1 over a fresh, migrated PostgreSQL
+ * database and the in-process bus, with the organization services for
+ * setting up tenants. `config` overrides configuration (e.g. rate limits).
+ */
+export const apiServer = (config: Record<string, string> = {}) => {
+  const base = Layer.effect(ApiBase, Effect.gen(function*() {
+    const { address } = yield* HttpServer.HttpServer
+    return address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
+  }))
+  const migrated = Layer.effectDiscard(Migrations.migratePostgres())
+  return Layer.mergeAll(
+    HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }),
+    base,
+    Organizations.layer,
+    ApiKeys.layer
+  ).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(migrated),
+    Layer.provideMerge(Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 })))),
+    Layer.provideMerge(MemoryBus.layer),
+    Layer.provide(withConfig({ DATA_DIR: "/tmp/statusgrid-api-test", MONITOR_ALLOW_PRIVATE: "true", ...config }))
+  )
+}
+
+// Response bodies are read field by field in the tests, which assert each value they use.
+// oxlint-disable-next-line typescript/no-explicit-any
+export interface Reply<A = any> {
+  readonly status: number
+  readonly body: A
+  readonly headers: Headers
+}
+
+export interface CallOptions {
+  readonly key?: string | undefined
+  readonly body?: unknown
+  /** Sent as is (a malformed or oversized body). */
+  readonly rawBody?: string
+  readonly headers?: Record<string, string>
+}
+
+/** One request to the API under test; the body parsed as JSON when it is JSON. */
+export const call = (method: string, path: string, options: CallOptions = {}) =>
+  Effect.gen(function*() {
+    const base = yield* ApiBase
+    return yield* Effect.promise(async (): Promise<Reply> => {
+      const headers: Record<string, string> = { ...options.headers }
+      if (options.key !== undefined) headers["authorization"] = `Bearer ${options.key}`
+      const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body))
+      if (body !== undefined) headers["content-type"] ??= "application/json"
+      const response = await fetch(`${base}/api/v1${path}`, { method, headers, ...(body === undefined ? {} : { body }) })
+      const text = await response.text()
+      let parsed: unknown = text
+      try {
+        parsed = text === "" ? null : JSON.parse(text)
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: response.status, body: parsed, headers: response.headers }
+    })
+  })
+
+export interface Tenant {
+  readonly id: string
+  readonly slug: string
+  /** One API key per role. */
+  readonly keys: Readonly<Record<Role, string>>
+}
+
+/** A new organization on `plan` with an API key for each role. */
+export const newTenant = (plan: PlanId = "free") =>
+  Effect.gen(function*() {
+    const slug = `t-${Math.random().toString(36).slice(2, 10)}`
+    const { id } = yield* Organizations.use((o) => o.create({ name: `Tenant ${slug}`, slug, plan }))
+    const keys = yield* ApiKeys
+    const admin = yield* keys.issue(id, "admin key", "admin")
+    const member = yield* keys.issue(id, "member key", "member")
+    const viewer = yield* keys.issue(id, "viewer key", "viewer")
+    return { id, slug, keys: { admin, member, viewer } } satisfies Tenant
+  })
