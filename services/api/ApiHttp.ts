@@ -7,7 +7,13 @@ import { ApiErrors, type ErrorBody, InternalError, InvalidParameter, PayloadTooL
 import { maxFilterKeys, maxLimit, maxSearchLength } from "../domain/api/Sources.ts"
 import { CategoryId } from "../domain/Source.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
+import { CustomSourcesHttp } from "./CustomSources/http.ts"
+import { MaintenanceHttp } from "./Maintenance/http.ts"
+import { MembersHttp } from "./Members/http.ts"
+import { MonitorsHttp } from "./Monitors/http.ts"
+import { NotificationsHttp } from "./Notifications/http.ts"
 import { OrganizationHttp } from "./Organization/http.ts"
+import { StacksHttp } from "./Stacks/http.ts"
 import { OrgAuthLive } from "./OrgAuth.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import { SourcesHttp } from "./Sources/http.ts"
@@ -109,7 +115,16 @@ const UnknownPath = HttpRouter.addAll(
 export const routerConfig = { maxParamLength: 1024 } as const
 
 /** The handlers of every group; each group resolves its middleware (`ApiErrors`) when it is built. */
-const groups = Layer.mergeAll(SourcesHttp, OrganizationHttp).pipe(
+const groups = Layer.mergeAll(
+  SourcesHttp,
+  OrganizationHttp,
+  MembersHttp,
+  StacksHttp,
+  MonitorsHttp,
+  CustomSourcesHttp,
+  MaintenanceHttp,
+  NotificationsHttp
+).pipe(
   Layer.provide(OrgAuthLive),
   Layer.provide(Layer.mergeAll(ApiKeys.layer, RateLimiter.layer)),
   Layer.provide(ApiErrorsLive)

@@ -1,6 +1,12 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiErrors } from "./Errors.ts"
+import { CustomSourcesGroup } from "./CustomSources.ts"
+import { MaintenanceGroup } from "./Maintenance.ts"
+import { MembersGroup } from "./Members.ts"
+import { MonitorsGroup } from "./Monitors.ts"
+import { NotificationsGroup } from "./Notifications.ts"
 import { OrganizationGroup } from "./Organization.ts"
+import { StacksGroup } from "./Stacks.ts"
 import { SourcesGroup } from "./Sources.ts"
 
 /**
@@ -28,6 +34,12 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 export class Api extends HttpApi.make("statusgrid")
   .add(SourcesGroup)
   .add(OrganizationGroup)
+  .add(MembersGroup)
+  .add(StacksGroup)
+  .add(MonitorsGroup)
+  .add(CustomSourcesGroup)
+  .add(MaintenanceGroup)
+  .add(NotificationsGroup)
   .middleware(ApiErrors)
   // A body field the endpoint does not know is an error naming it, not silently dropped.
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })
