@@ -3,6 +3,7 @@ import { Cause, Console, Effect, Exit, Layer, Runtime } from "effect"
 import { Command } from "effect/cli"
 import { bench } from "./bench.ts"
 import { catalog } from "./catalog.ts"
+import { org } from "./org.ts"
 import { probe } from "./probe.ts"
 import { runner } from "./runner.ts"
 import { serve } from "./serve.ts"
@@ -39,7 +40,7 @@ const migrate = Command.make(
 
 const statusgrid = Command.make("statusgrid").pipe(
   Command.withDescription("statusgrid: whether the services you depend on are up"),
-  Command.withSubcommands([start, runner, migrate, probe, simulate, catalog, bench])
+  Command.withSubcommands([start, runner, migrate, org, probe, simulate, catalog, bench])
 )
 
 /** A stop by SIGTERM/SIGINT is the normal end of a service: exit 0, not 130. */
