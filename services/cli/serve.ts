@@ -5,9 +5,12 @@ import { Health } from "../platform/Health.ts"
 import { version } from "../platform/Version.ts"
 import * as Poller from "../poller/Poller.ts"
 
-/** What a serving process runs until stopped: the pollers on `cluster`, and the HTTP server. */
+/**
+ * What a serving process runs until stopped: the pollers on `cluster`, and the HTTP server, which
+ * gets the pollers' ShardReloads so that API edits reach their shard at once.
+ */
 export const serve = <E, R>(cluster: Layer.Layer<Sharding.Sharding, E, R>) =>
-  Layer.launch(Layer.mergeAll(
-    Poller.layer.pipe(Layer.provide(cluster)),
-    Http.serverLayer.pipe(Layer.provide(Health.layer(version)))
+  Layer.launch(Http.serverLayer.pipe(
+    Layer.provide(Health.layer(version)),
+    Layer.provideMerge(Poller.layer.pipe(Layer.provide(cluster)))
   ))

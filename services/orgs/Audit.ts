@@ -12,7 +12,8 @@ export interface AuditEntry {
 }
 
 /** Fields never written to the audit log, whatever record they appear in. */
-const secretFields = new Set(["auth", "auth_secret", "secrets", "password", "password_hash", "token", "key", "key_hash", "token_hash"])
+// (Not "key": a source's key is its public identifier; API keys are never put in an entry.)
+const secretFields = new Set(["auth", "auth_secret", "secrets", "password", "password_hash", "token", "key_hash", "token_hash"])
 
 const redact = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(redact)

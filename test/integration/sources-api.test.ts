@@ -12,7 +12,7 @@ import { type ErrorBody, InvalidParameter, NotFound } from "../../services/domai
 import type { Component, ComponentList, Source, SourceList } from "../../services/domain/api/Sources.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
-import { freshDatabase } from "../support/stores.ts"
+import { freshDatabase, withConfig } from "../support/stores.ts"
 
 /** A catalog source to seed; what is not given takes the table's defaults. */
 interface Seed {
@@ -191,8 +191,9 @@ const serverWith = <A, E>(setup: Layer.Layer<A, E, SqlClient>) =>
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(setup),
     Layer.provideMerge(stores),
-    // The rate limiter of the organization endpoints counts on the bus.
-    Layer.provide(MemoryBus.layer)
+    // The rate limiter of the organization endpoints counts on the bus; SecretBox keeps its key in DATA_DIR.
+    Layer.provide(MemoryBus.layer),
+    Layer.provide(withConfig({ DATA_DIR: "/tmp/statusgrid-sources-api-test" }))
   )
 
 /** A database whose sources table is gone: every query fails. */
