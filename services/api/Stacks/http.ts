@@ -1,10 +1,25 @@
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../domain/api/Api.ts"
+import { CurrentPrincipal } from "../../domain/Principal.ts"
+import { Stacks } from "../../orgs/Stacks.ts"
 
-/** Handlers of the `stacks` group. */
-export const StacksHttp = HttpApiBuilder.group(
+/** Handlers of the `stacks` group: stacks and their items. */
+export const StacksHttpNoDeps = HttpApiBuilder.group(
   Api,
   "stacks",
-  (handlers) => Effect.succeed(handlers.handleAll({}))
+  Effect.fn(function*(handlers) {
+    const stacks = yield* Stacks
+    return handlers.handleAll({
+      list: ({ query }) => CurrentPrincipal.use((p) => stacks.list(p, query)),
+      create: ({ payload }) => CurrentPrincipal.use((p) => stacks.create(p, payload)),
+      get: ({ params }) => CurrentPrincipal.use((p) => stacks.get(p, params.id)),
+      update: ({ params, payload }) => CurrentPrincipal.use((p) => stacks.update(p, params.id, payload)),
+      delete: ({ params }) => CurrentPrincipal.use((p) => stacks.remove(p, params.id)),
+      addItem: ({ params, payload }) => CurrentPrincipal.use((p) => stacks.addItem(p, params.id, payload)),
+      removeItem: ({ params }) => CurrentPrincipal.use((p) => stacks.removeItem(p, params.id, params.item_id))
+    })
+  })
 )
+
+export const StacksHttp = StacksHttpNoDeps.pipe(Layer.provide(Stacks.layer))

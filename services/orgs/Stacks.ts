@@ -1,0 +1,379 @@
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import { randomBytes } from "node:crypto"
+import { Conflict, type Forbidden, type InvalidParameter, NotFound, type PlanLimitReached } from "../domain/api/Errors.ts"
+import {
+  stackLimits,
+  type Stack,
+  type StackCreate,
+  type StackItem,
+  type StackItemAdd,
+  type StackItemKind,
+  type StackSummary,
+  type StackUpdate,
+  type StackVisibility
+} from "../domain/api/Stacks.ts"
+import type { Principal } from "../domain/Principal.ts"
+import type { ComponentStatus, MonitorState, SourceStatus } from "../domain/Status.ts"
+import { requirePermission } from "./Access.ts"
+import { recordAudit } from "./Audit.ts"
+import { ensureWithinLimit } from "./Limits.ts"
+import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+
+/** 24 random bytes, base64url: 192 bits, not guessable, short enough for a link. */
+const newShareToken = () => randomBytes(24).toString("base64url")
+
+export const shareUrl = (token: string) => `/share/${token}`
+
+/** "Payments & Billing" -> "payments-and-billing"; room is left for a "-N" suffix. */
+export const slugFromName = (name: string): string =>
+  name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/&/g, " and ")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, stackLimits.slug - 6)
+    .replace(/-+$/g, "") || "stack"
+
+/** The first of `base`, `base-2`, `base-3`... not in `taken`. */
+export const freeSlug = (base: string, taken: ReadonlySet<string>): string => {
+  if (!taken.has(base)) return base
+  for (let n = 2;; n++) {
+    const candidate = `${base}-${n}`
+    if (!taken.has(candidate)) return candidate
+  }
+}
+
+interface StackRow {
+  readonly id: string
+  readonly name: string
+  readonly slug: string
+  readonly description: string
+  readonly team: string
+  readonly visibility: StackVisibility
+  readonly share_token: string | null
+  readonly created_at: Date
+  readonly updated_at: Date
+  readonly cursor_at: string
+}
+
+interface ItemRow {
+  readonly id: string
+  readonly kind: StackItemKind
+  readonly position: number
+  readonly added_at: Date
+  readonly component_id: string | null
+  readonly component_name: string | null
+  readonly component_status: ComponentStatus | null
+  readonly component_source_key: string | null
+  readonly source_key: string | null
+  readonly source_name: string | null
+  readonly source_status: SourceStatus | null
+  readonly monitor_id: string | null
+  readonly monitor_name: string | null
+  readonly monitor_state: MonitorState | null
+}
+
+const iso = (d: Date) => new Date(d).toISOString()
+
+const stackFields = (row: StackRow) => ({
+  id: row.id,
+  name: row.name,
+  slug: row.slug,
+  description: row.description,
+  team: row.team,
+  visibility: row.visibility,
+  share_token: row.share_token,
+  share_url: row.share_token === null ? null : shareUrl(row.share_token),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+/** What the audit log keeps of a stack: its settings, not the share token (a bearer credential for the public page). */
+const audited = (row: StackRow) => ({
+  id: row.id,
+  name: row.name,
+  slug: row.slug,
+  description: row.description,
+  team: row.team,
+  visibility: row.visibility
+})
+
+const toItem = (row: ItemRow): StackItem => ({
+  id: row.id,
+  kind: row.kind,
+  position: row.position,
+  ...(row.component_id === null ? {} : {
+    component: {
+      id: row.component_id,
+      name: row.component_name!,
+      status: row.component_status!,
+      source_key: row.component_source_key!
+    }
+  }),
+  ...(row.source_key === null ? {} : { source: { key: row.source_key, name: row.source_name!, status: row.source_status! } }),
+  ...(row.monitor_id === null ? {} : { monitor: { id: row.monitor_id, name: row.monitor_name!, state: row.monitor_state! } }),
+  added_at: iso(row.added_at)
+})
+
+/** What the audit log keeps of an item: what it points at. */
+const auditedItem = (stackId: string, item: StackItem) => ({
+  stack_id: stackId,
+  kind: item.kind,
+  position: item.position,
+  ...(item.component === undefined ? {} : { component_id: item.component.id }),
+  ...(item.source === undefined ? {} : { source_key: item.source.key }),
+  ...(item.monitor === undefined ? {} : { monitor_id: item.monitor.id })
+})
+
+/** The request field and the stack_items column of each kind of item. */
+const itemField = { component: "component_id", source: "source_key", monitor: "monitor_id" } as const
+const itemColumn = { component: "component_id", source: "source_id", monitor: "monitor_id" } as const
+
+const columns = "t.id, t.name, t.slug, t.description, t.team, t.visibility, t.share_token, t.created_at, t.updated_at"
+
+const slugTaken = (slug: string) => new Conflict({ field: "slug", message: `the slug ${slug} is taken by another stack of this organization` })
+const stackNotFound = (id: string) => new NotFound({ field: "id", message: `no stack ${id} in this organization` })
+
+/** A unique violation (a slug taken by a concurrent request) becomes 409; any other SQL failure is a defect. */
+const conflictOnUnique = (slug: string | undefined) => (error: SqlError) =>
+  error.reason._tag === "UniqueViolation" && slug !== undefined ? Effect.fail(slugTaken(slug)) : Effect.die(error)
+
+type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: number }
+
+/**
+ * An organization's stacks: components of catalog or custom sources, whole
+ * sources and website monitors grouped for a dashboard, each private or
+ * public with an unguessable share link. Every change is audited in its
+ * transaction; creating stacks and adding items count against the plan.
+ */
+export class Stacks extends Context.Service<Stacks, {
+  list(principal: Principal, page: PageRequest): Effect.Effect<PageOf<StackSummary>, Forbidden | InvalidParameter>
+  create(principal: Principal, input: StackCreate): Effect.Effect<Stack, Forbidden | Conflict | PlanLimitReached>
+  get(principal: Principal, id: string): Effect.Effect<Stack, Forbidden | NotFound>
+  update(principal: Principal, id: string, input: StackUpdate): Effect.Effect<Stack, Forbidden | NotFound | Conflict>
+  remove(principal: Principal, id: string): Effect.Effect<void, Forbidden | NotFound>
+  addItem(principal: Principal, id: string, input: StackItemAdd): Effect.Effect<StackItem, Forbidden | NotFound | Conflict | PlanLimitReached>
+  removeItem(principal: Principal, id: string, itemId: string): Effect.Effect<void, Forbidden | NotFound>
+}>()("statusgrid/orgs/Stacks") {
+  static readonly layer = Layer.effect(
+    Stacks,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient
+
+      const stackRow = (orgId: string, id: string, lock = false) =>
+        sql<StackRow>`
+          SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)} FROM stacks t
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${orgId}::uuid ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(
+          Effect.map((rows) => rows[0])
+        )
+
+      const items = (stackId: string, itemId?: string) =>
+        sql<ItemRow>`
+          SELECT i.id, i.kind, i.position, i.added_at,
+            c.id AS component_id, c.name AS component_name, c.status AS component_status, cs.key AS component_source_key,
+            s.key AS source_key, s.name AS source_name, s.status AS source_status,
+            m.id AS monitor_id, m.name AS monitor_name, m.state AS monitor_state
+          FROM stack_items i
+          LEFT JOIN components c ON c.id = i.component_id
+          LEFT JOIN sources cs ON cs.id = c.source_id
+          LEFT JOIN sources s ON s.id = i.source_id
+          LEFT JOIN monitors m ON m.id = i.monitor_id
+          WHERE i.stack_id = ${stackId}::uuid ${itemId === undefined ? sql`` : sql`AND i.id = ${itemId}::uuid`}
+          ORDER BY i.position, i.added_at, i.id`.pipe(Effect.map((rows) => rows.map(toItem)))
+
+      const withItems = (row: StackRow) => Effect.map(items(row.id), (list): Stack => ({ ...stackFields(row), items: list }))
+
+      const list = Effect.fn("Stacks.list")(function*(principal: Principal, page: PageRequest) {
+        yield* requirePermission(principal, "view")
+        return yield* listPage({
+          page,
+          select: (where, limit) =>
+            sql<StackRow & { items_count: number }>`
+              SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)},
+                (SELECT count(*)::int FROM stack_items i WHERE i.stack_id = t.id) AS items_count
+              FROM stacks t WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
+              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+          map: (row): StackSummary => ({ ...stackFields(row), items_count: Number(row.items_count) })
+        })
+      })
+
+      const create = Effect.fn("Stacks.create")(function*(principal: Principal, input: StackCreate) {
+        yield* requirePermission(principal, "content.write")
+        const orgId = principal.organization_id
+        const visibility = input.visibility ?? "private"
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          // Locks the organization's row: concurrent creates in it wait here, so the free slug stays free.
+          yield* ensureWithinLimit(orgId, "max_stacks")
+          let slug = input.slug
+          if (slug === undefined) {
+            const base = slugFromName(input.name)
+            const taken = yield* sql<{ slug: string }>`
+              SELECT slug FROM stacks WHERE organization_id = ${orgId}::uuid AND (slug = ${base} OR slug LIKE ${`${base}-%`})`
+            slug = freeSlug(base, new Set(taken.map((r) => r.slug)))
+          }
+          const [row] = yield* sql<StackRow>`
+            INSERT INTO stacks AS t (organization_id, name, slug, description, team, visibility, share_token, created_by)
+            VALUES (${orgId}::uuid, ${input.name}, ${slug}, ${input.description ?? ""}, ${input.team ?? ""}, ${visibility},
+              ${visibility === "public" ? newShareToken() : null},
+              ${principal.actor.kind === "user" ? principal.actor.id : null}::uuid)
+            ON CONFLICT (organization_id, slug) DO NOTHING
+            RETURNING ${sql.literal(columns)}, ${sql.literal(cursorAt)}`
+          if (row === undefined) return yield* slugTaken(slug)
+          yield* recordAudit(principal, { action: "stack.created", entity_type: "stack", entity_id: row.id, after: audited(row) })
+          return { ...stackFields(row), items: [] } satisfies Stack
+        })).pipe(Effect.catchTag("SqlError", conflictOnUnique(input.slug)))
+      })
+
+      const get = Effect.fn("Stacks.get")(function*(principal: Principal, id: string) {
+        yield* requirePermission(principal, "view")
+        const row = yield* stackRow(principal.organization_id, id).pipe(Effect.orDie)
+        if (row === undefined) return yield* stackNotFound(id)
+        return yield* withItems(row).pipe(Effect.orDie)
+      })
+
+      const update = Effect.fn("Stacks.update")(function*(principal: Principal, id: string, input: StackUpdate) {
+        yield* requirePermission(principal, "content.write")
+        const orgId = principal.organization_id
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const before = yield* stackRow(orgId, id, true)
+          if (before === undefined) return yield* stackNotFound(id)
+          if (input.slug !== undefined && input.slug !== before.slug) {
+            const [other] = yield* sql`SELECT 1 FROM stacks WHERE organization_id = ${orgId}::uuid AND slug = ${input.slug}`
+            if (other !== undefined) return yield* slugTaken(input.slug)
+          }
+          const visibility = input.visibility ?? before.visibility
+          // A new token each time a stack becomes public: an old link stays dead.
+          const shareToken = visibility === "private" ? null : before.share_token ?? newShareToken()
+          const next = {
+            name: input.name ?? before.name,
+            slug: input.slug ?? before.slug,
+            description: input.description ?? before.description,
+            team: input.team ?? before.team,
+            visibility
+          }
+          const unchanged = (Object.keys(next) as Array<keyof typeof next>).every((k) => next[k] === before[k])
+          if (unchanged) return yield* withItems(before)
+          const [after] = yield* sql<StackRow>`
+            UPDATE stacks AS t SET name = ${next.name}, slug = ${next.slug}, description = ${next.description}, team = ${next.team},
+              visibility = ${next.visibility}, share_token = ${shareToken}, updated_at = now()
+            WHERE t.id = ${id}::uuid
+            RETURNING ${sql.literal(columns)}, ${sql.literal(cursorAt)}`
+          yield* recordAudit(principal, {
+            action: "stack.updated",
+            entity_type: "stack",
+            entity_id: id,
+            before: audited(before),
+            after: audited(after!)
+          })
+          return yield* withItems(after!)
+        })).pipe(Effect.catchTag("SqlError", conflictOnUnique(input.slug)))
+      })
+
+      const remove = Effect.fn("Stacks.remove")(function*(principal: Principal, id: string) {
+        yield* requirePermission(principal, "content.delete")
+        const orgId = principal.organization_id
+        yield* sql.withTransaction(Effect.gen(function*() {
+          const before = yield* stackRow(orgId, id, true)
+          if (before === undefined) return yield* stackNotFound(id)
+          const list = yield* items(id)
+          // Its maintenance windows go with it (ON DELETE CASCADE); the entry says which.
+          const windows = yield* sql<{ id: string }>`SELECT id FROM maintenance_windows WHERE stack_id = ${id}::uuid ORDER BY created_at, id`
+          yield* sql`DELETE FROM stacks WHERE id = ${id}::uuid`
+          yield* recordAudit(principal, {
+            action: "stack.deleted",
+            entity_type: "stack",
+            entity_id: id,
+            before: {
+              ...audited(before),
+              items: list.map((item) => auditedItem(id, item)),
+              maintenance_window_ids: windows.map((w) => w.id)
+            }
+          })
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
+
+      /** The item's target as a stack_items column, or 404 when the organization cannot see it. */
+      const target = (orgId: string, input: StackItemAdd) =>
+        Effect.gen(function*() {
+          // The schema guarantees the one field `kind` names.
+          const ref = input[itemField[input.kind]]!
+          const [row] = yield* (input.kind === "component"
+            ? sql<{ id: string }>`
+                SELECT c.id FROM components c JOIN sources s ON s.id = c.source_id
+                WHERE c.id = ${ref}::uuid AND (s.organization_id IS NULL OR s.organization_id = ${orgId}::uuid)`
+            : input.kind === "source"
+            ? sql<{ id: string }>`
+                SELECT s.id FROM sources s WHERE s.key = ${ref} AND (s.organization_id IS NULL OR s.organization_id = ${orgId}::uuid)`
+            : sql<{ id: string }>`SELECT m.id FROM monitors m WHERE m.id = ${ref}::uuid AND m.organization_id = ${orgId}::uuid`)
+          if (row === undefined) {
+            return yield* new NotFound({ field: itemField[input.kind], message: `no ${input.kind} ${ref} visible to this organization` })
+          }
+          return { column: itemColumn[input.kind], value: row.id }
+        })
+
+      const addItem = Effect.fn("Stacks.addItem")(function*(principal: Principal, id: string, input: StackItemAdd) {
+        yield* requirePermission(principal, "content.write")
+        const orgId = principal.organization_id
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const stack = yield* stackRow(orgId, id, true)
+          if (stack === undefined) return yield* stackNotFound(id)
+          const { column, value } = yield* target(orgId, input)
+          const [present] = yield* sql`SELECT 1 FROM stack_items WHERE stack_id = ${id}::uuid AND ${sql(column)} = ${value}::uuid`
+          const alreadyIn = () => new Conflict({ field: itemField[input.kind], message: `this ${input.kind} is already in the stack` })
+          if (present !== undefined) return yield* alreadyIn()
+          // Locks the organization's row: two adds cannot both take the last free place.
+          yield* ensureWithinLimit(orgId, "max_components")
+          const [inserted] = yield* sql<{ id: string }>`
+            INSERT INTO stack_items (stack_id, kind, ${sql(column)}, position)
+            VALUES (${id}::uuid, ${input.kind}, ${value}::uuid,
+              (SELECT coalesce(max(position) + 1, 0) FROM stack_items WHERE stack_id = ${id}::uuid))
+            ON CONFLICT DO NOTHING
+            RETURNING id`
+          if (inserted === undefined) return yield* alreadyIn()
+          const [item] = yield* items(id, inserted.id)
+          yield* recordAudit(principal, {
+            action: "stack.item_added",
+            entity_type: "stack_item",
+            entity_id: item!.id,
+            after: auditedItem(id, item!)
+          })
+          return item!
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
+
+      const removeItem = Effect.fn("Stacks.removeItem")(function*(principal: Principal, id: string, itemId: string) {
+        yield* requirePermission(principal, "content.write")
+        const orgId = principal.organization_id
+        yield* sql.withTransaction(Effect.gen(function*() {
+          const stack = yield* stackRow(orgId, id, true)
+          if (stack === undefined) return yield* stackNotFound(id)
+          const [item] = yield* items(id, itemId)
+          if (item === undefined) return yield* new NotFound({ field: "item_id", message: `no item ${itemId} in stack ${id}` })
+          yield* sql`DELETE FROM stack_items WHERE id = ${itemId}::uuid`
+          yield* recordAudit(principal, {
+            action: "stack.item_removed",
+            entity_type: "stack_item",
+            entity_id: itemId,
+            before: auditedItem(id, item)
+          })
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
+
+      // The audit log, limits and paging run on this layer's connection (and so inside its transactions).
+      const onSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) => Effect.provideService(effect, SqlClient, sql)
+      return Stacks.of({
+        list: (principal, page) => onSql(list(principal, page)),
+        create: (principal, input) => onSql(create(principal, input)),
+        get: (principal, id) => get(principal, id),
+        update: (principal, id, input) => onSql(update(principal, id, input)),
+        remove: (principal, id) => onSql(remove(principal, id)),
+        addItem: (principal, id, input) => onSql(addItem(principal, id, input)),
+        removeItem: (principal, id, itemId) => onSql(removeItem(principal, id, itemId))
+      })
+    })
+  )
+}
