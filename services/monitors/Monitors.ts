@@ -1,7 +1,16 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { MonitorAgents } from "../poller/MonitorAgents.ts"
+import { Conflict, type Forbidden, InvalidParameter, NotFound, type PlanLimitReached } from "../domain/api/Errors.ts"
+import { MonitorRecord, type MonitorPatch, type MonitorSaved } from "../domain/api/Monitors.ts"
+import type { AuthType, MonitorAuth, MonitorState } from "../domain/Monitor.ts"
+import type { Principal } from "../domain/Principal.ts"
+import { requirePermission } from "../orgs/Access.ts"
+import { recordAudit } from "../orgs/Audit.ts"
+import { ensureWithinLimit } from "../orgs/Limits.ts"
+import { cursorAt, listPage, type PageRequest } from "../orgs/Paging.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
+import { MonitorAgents } from "../poller/MonitorAgents.ts"
+import { ShardReloads } from "../poller/ShardReloads.ts"
 import { checkUrlTarget, type TargetRefused } from "./AddressGuard.ts"
 import { type FieldIssue, MonitorInvalid, type MonitorSettings, validateMonitor } from "./Validate.ts"
 
@@ -16,15 +25,193 @@ export interface CreatedMonitor {
   readonly warnings: ReadonlyArray<FieldIssue>
 }
 
+export interface MonitorPage {
+  readonly data: ReadonlyArray<MonitorRecord>
+  readonly next_cursor: string | null
+  readonly limit: number
+}
+
+/** A row of `monitors` as the API reads it (never the credentials). */
+interface MonitorRow {
+  readonly id: string
+  readonly organization_id: string
+  readonly name: string
+  readonly url: string
+  readonly check_type: MonitorSettings["check_type"]
+  readonly method: MonitorSettings["method"]
+  readonly interval_s: number
+  readonly alert_threshold: number
+  readonly timeout_ms: number
+  readonly expected_status: string
+  readonly headers: unknown
+  readonly auth_type: AuthType
+  readonly body: string | null
+  readonly keyword: string | null
+  readonly keyword_mode: MonitorSettings["keyword_mode"]
+  readonly degraded_after_ms: number | null
+  readonly ssl_expiry_days: ReadonlyArray<number> | string
+  readonly follow_redirects: boolean
+  readonly tls_verify: boolean
+  readonly state: MonitorState
+  readonly consecutive_failures: number
+  readonly last_checked_at: Date | string | null
+  readonly last_changed_at: Date | string | null
+  readonly last_error: string | null
+  readonly last_response_ms: number | null
+  readonly last_http_status: number | null
+  readonly tls_valid_to: Date | string | null
+  readonly tls_issuer: string | null
+  readonly created_at: Date | string
+  readonly updated_at: Date | string
+  /** updated_at to the microsecond: an update applies only to the version it was validated against. */
+  readonly version: string
+  readonly cursor_at: string
+}
+
+/** What every query of this module selects from `monitors t`. */
+const columns = `t.id, t.organization_id, t.name, t.url, t.check_type, t.method, t.interval_s, t.alert_threshold, t.timeout_ms,
+  t.expected_status, t.headers, t.auth_type, t.body, t.keyword, t.keyword_mode, t.degraded_after_ms, t.ssl_expiry_days,
+  t.follow_redirects, t.tls_verify, t.state, t.consecutive_failures, t.last_checked_at, t.last_changed_at, t.last_error,
+  t.last_response_ms, t.last_http_status, t.tls_valid_to, t.tls_issuer, t.created_at, t.updated_at,
+  to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS version, ${cursorAt}`
+
+const utc = (value: Date | string): DateTime.Utc => DateTime.fromDateUnsafe(value instanceof Date ? value : new Date(value))
+const utcOrNull = (value: Date | string | null): DateTime.Utc | null => value === null ? null : utc(value)
+
+/** PostgreSQL arrays may arrive as text ("{30,14}") depending on the driver. */
+const intArray = (value: ReadonlyArray<number> | string): Array<number> =>
+  typeof value === "string" ? value.replace(/[{}]/g, "").split(",").filter((s) => s !== "").map(Number) : value.map(Number)
+
+const headersOf = (value: unknown): Record<string, string> =>
+  (typeof value === "string" ? JSON.parse(value) : value) as Record<string, string>
+
+export const toMonitorRecord = (row: MonitorRow): MonitorRecord => ({
+  id: row.id,
+  organization_id: row.organization_id,
+  name: row.name,
+  url: row.url,
+  check_type: row.check_type,
+  interval: row.interval_s,
+  alert_threshold: row.alert_threshold,
+  timeout: row.timeout_ms,
+  expected_status: row.expected_status,
+  method: row.method,
+  headers: headersOf(row.headers),
+  auth: { type: row.auth_type },
+  body: row.body,
+  keyword: row.keyword,
+  keyword_mode: row.keyword_mode,
+  degraded_after_ms: row.degraded_after_ms,
+  ssl_expiry_days: intArray(row.ssl_expiry_days),
+  follow_redirects: row.follow_redirects,
+  tls_verify: row.tls_verify,
+  paused: row.state === "paused",
+  state: row.state,
+  consecutive_failures: row.consecutive_failures,
+  last_checked_at: utcOrNull(row.last_checked_at),
+  last_changed_at: utcOrNull(row.last_changed_at),
+  last_error: row.last_error,
+  last_response_ms: row.last_response_ms,
+  last_http_status: row.last_http_status,
+  tls_valid_to: utcOrNull(row.tls_valid_to),
+  tls_issuer: row.tls_issuer,
+  created_at: utc(row.created_at),
+  updated_at: utc(row.updated_at)
+})
+
+const encodeRecord = Schema.encodeSync(MonitorRecord)
+
+/** Stands in for stored credentials while validating merged settings: only their presence matters there. */
+const authPlaceholder = (type: AuthType): MonitorAuth | undefined =>
+  type === "basic"
+    ? { type: "basic", username: "", password: "" }
+    : type === "bearer"
+    ? { type: "bearer", token: "stored" }
+    : undefined
+
+/** A stored monitor's settings as a create body, to merge a patch into. */
+const storedInput = (row: MonitorRow): Record<string, unknown> => {
+  const auth = authPlaceholder(row.auth_type)
+  return {
+    name: row.name,
+    url: row.url,
+    check_type: row.check_type,
+    interval: row.interval_s,
+    alert_threshold: row.alert_threshold,
+    timeout: row.timeout_ms,
+    expected_status: row.expected_status,
+    method: row.method,
+    headers: headersOf(row.headers),
+    ...(auth !== undefined ? { auth } : {}),
+    ...(row.body !== null ? { body: row.body } : {}),
+    ...(row.keyword !== null ? { keyword: row.keyword } : {}),
+    keyword_mode: row.keyword_mode,
+    ...(row.degraded_after_ms !== null ? { degraded_after_ms: row.degraded_after_ms } : {}),
+    ssl_expiry_days: intArray(row.ssl_expiry_days),
+    follow_redirects: row.follow_redirects,
+    tls_verify: row.tls_verify
+  }
+}
+
+/**
+ * The settings a patch leads to, as a create body: the patch's fields over
+ * the stored ones, `null` removing a setting. A new interval (either
+ * spelling) replaces the stored one; a new URL without `check_type` takes
+ * its scheme's.
+ */
+export const mergePatch = (stored: Readonly<Record<string, unknown>>, patch: MonitorPatch): Record<string, unknown> => {
+  const merged: Record<string, unknown> = { ...stored }
+  if (patch.interval !== undefined || patch.check_interval !== undefined) delete merged["interval"]
+  if (patch.url !== undefined && patch.check_type === undefined) delete merged["check_type"]
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === null) delete merged[field]
+    else if (value !== undefined) merged[field] = value
+  }
+  return merged
+}
+
+/** PostgreSQL text cannot hold NUL: such settings are invalid rather than a failed write. */
+const validate = (input: unknown) =>
+  Effect.flatMap(validateMonitor(input), (validated) => {
+    const issues = (["name", "body", "keyword"] as const)
+      .filter((field) => validated.settings[field]?.includes("\u0000"))
+      .map((field) => ({ field, message: "must not contain NUL characters" }))
+    return issues.length === 0 ? Effect.succeed(validated) : Effect.fail(
+      new MonitorInvalid({ issues, message: `invalid monitor: ${issues.map((i) => `${i.field} ${i.message}`).join("; ")}` })
+    )
+  })
+
+/** Invalid settings as the API's 400: the first field at fault, every problem in the message. */
+const toInvalidParameter = (invalid: MonitorInvalid): InvalidParameter =>
+  new InvalidParameter({ field: invalid.issues[0]?.field ?? "body", message: invalid.message })
+
+const notFound = (id: string) => new NotFound({ field: "id", message: `no monitor ${id} in this organization` })
+
+/** Times an optimistic update is retried when the monitor changed between reading and writing it. */
+const updateAttempts = 3
+
 /**
  * An organization's website monitors in PostgreSQL: validated settings,
  * credentials encrypted, and a URL whose addresses are public (unless the
  * operator allows private targets, MONITOR_ALLOW_PRIVATE). The shards pick a
- * new monitor up on their next refresh, or at once through ShardReloads.
+ * change up on their next refresh, or at once through ShardReloads when the
+ * process has it (a runner with the poller).
+ *
+ * The methods taking a Principal are the API's: permission first, plan limit
+ * and audit entry in the change's transaction, another organization's
+ * monitors answered as not found. `create` and `setPaused` act without a
+ * caller (tests, tools): no permission, limit or audit.
  */
 export class Monitors extends Context.Service<Monitors, {
   create(organizationId: string, input: unknown): Effect.Effect<CreatedMonitor, MonitorInvalid>
   setPaused(organizationId: string, id: string, paused: boolean): Effect.Effect<void, MonitorNotFound>
+  list(principal: Principal, page: PageRequest): Effect.Effect<MonitorPage, Forbidden | InvalidParameter>
+  get(principal: Principal, id: string): Effect.Effect<MonitorRecord, Forbidden | NotFound>
+  add(principal: Principal, input: unknown): Effect.Effect<MonitorSaved, Forbidden | InvalidParameter | PlanLimitReached>
+  update(principal: Principal, id: string, patch: MonitorPatch): Effect.Effect<MonitorSaved, Forbidden | InvalidParameter | NotFound | Conflict>
+  pause(principal: Principal, id: string): Effect.Effect<MonitorRecord, Forbidden | NotFound>
+  resume(principal: Principal, id: string): Effect.Effect<MonitorRecord, Forbidden | NotFound>
+  remove(principal: Principal, id: string): Effect.Effect<void, Forbidden | NotFound>
 }>()("statusgrid/monitors/Monitors") {
   static readonly layer = Layer.effect(
     Monitors,
@@ -32,17 +219,31 @@ export class Monitors extends Context.Service<Monitors, {
       const sql = yield* SqlClient
       const box = yield* SecretBox
       const { allowPrivate } = yield* MonitorAgents
+      const reloads = yield* Effect.serviceOption(ShardReloads)
 
-      const create = Effect.fn("Monitors.create")(function*(organizationId: string, input: unknown) {
-        const { settings, warnings } = yield* validateMonitor(input)
-        yield* checkUrlTarget(settings.url, { allowPrivate }).pipe(
+      /** Tells the monitor's shard, when this process reaches the shards; bounded, as the shards also refresh on their own. */
+      const reload = (id: string) =>
+        Option.isNone(reloads) ? Effect.void : reloads.value.monitors([id]).pipe(Effect.timeout(Duration.seconds(2)), Effect.ignore)
+
+      const guard = (url: string) =>
+        checkUrlTarget(url, { allowPrivate }).pipe(
           Effect.mapError((refused: TargetRefused) =>
             new MonitorInvalid({ issues: [{ field: "url", message: refused.message }], message: `invalid monitor: url ${refused.message}` })
           )
         )
+
+      /** Validated and guarded settings, ready to store. */
+      const accept = (input: unknown) =>
+        Effect.gen(function*() {
+          const validated = yield* validate(input)
+          yield* guard(validated.settings.url)
+          return validated
+        })
+
+      const insert = (organizationId: string, settings: MonitorSettings) => {
         const secret = settings.auth === undefined ? null : box.seal(JSON.stringify(settings.auth))
-        const [row] = yield* sql<{ id: string }>`
-          INSERT INTO monitors (organization_id, name, url, check_type, method, interval_s, alert_threshold, timeout_ms,
+        return sql<MonitorRow>`
+          INSERT INTO monitors AS t (organization_id, name, url, check_type, method, interval_s, alert_threshold, timeout_ms,
             expected_status, headers, auth_type, auth_secret, body, keyword, keyword_mode, degraded_after_ms,
             ssl_expiry_days, follow_redirects, tls_verify, state)
           VALUES (${organizationId}::uuid, ${settings.name}, ${settings.url}, ${settings.check_type}, ${settings.method},
@@ -51,23 +252,184 @@ export class Monitors extends Context.Service<Monitors, {
             ${settings.body ?? null}, ${settings.keyword ?? null}, ${settings.keyword_mode}, ${settings.degraded_after_ms ?? null}::int,
             ${settings.ssl_expiry_days}::int[], ${settings.follow_redirects}, ${settings.tls_verify},
             ${settings.paused ? "paused" : "pending"})
-          RETURNING id`.pipe(Effect.orDie)
-        return { id: row!.id, settings, warnings } satisfies CreatedMonitor
+          RETURNING ${sql.literal(columns)}`.pipe(Effect.map((rows) => rows[0]!))
+      }
+
+      const selectOne = (organizationId: string, id: string, lock: boolean) =>
+        sql<MonitorRow>`
+          SELECT ${sql.literal(columns)} FROM monitors t
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${organizationId}::uuid ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(
+            Effect.map((rows) => rows[0])
+          )
+
+      /** Pausing resets the failure count; resuming starts again from pending. */
+      const updatePaused = (organizationId: string, id: string, paused: boolean) =>
+        sql<MonitorRow>`
+          UPDATE monitors AS t SET
+            state = CASE WHEN ${paused} THEN 'paused' WHEN t.state = 'paused' THEN 'pending' ELSE t.state END,
+            consecutive_failures = CASE WHEN ${paused} OR t.state = 'paused' THEN 0 ELSE t.consecutive_failures END,
+            last_changed_at = CASE WHEN (t.state = 'paused') <> ${paused} THEN now() ELSE t.last_changed_at END,
+            updated_at = now()
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${organizationId}::uuid
+          RETURNING ${sql.literal(columns)}`.pipe(Effect.map((rows) => rows[0]))
+
+      const create = Effect.fn("Monitors.create")(function*(organizationId: string, input: unknown) {
+        const { settings, warnings } = yield* accept(input)
+        const row = yield* insert(organizationId, settings).pipe(Effect.orDie)
+        return { id: row.id, settings, warnings } satisfies CreatedMonitor
       })
 
       const setPaused = Effect.fn("Monitors.setPaused")(function*(organizationId: string, id: string, paused: boolean) {
-        const rows = yield* sql<{ id: string }>`
-          UPDATE monitors SET
-            state = CASE WHEN ${paused} THEN 'paused' WHEN state = 'paused' THEN 'pending' ELSE state END,
-            consecutive_failures = CASE WHEN ${paused} OR state = 'paused' THEN 0 ELSE consecutive_failures END,
-            last_changed_at = CASE WHEN (state = 'paused') <> ${paused} THEN now() ELSE last_changed_at END,
-            updated_at = now()
-          WHERE id = ${id}::uuid AND organization_id = ${organizationId}::uuid
-          RETURNING id`.pipe(Effect.orDie)
-        if (rows.length === 0) return yield* new MonitorNotFound({ id })
+        const row = yield* updatePaused(organizationId, id, paused).pipe(Effect.orDie)
+        if (row === undefined) return yield* new MonitorNotFound({ id })
       })
 
-      return Monitors.of({ create, setPaused })
+      const list = Effect.fn("Monitors.list")(function*(principal: Principal, page: PageRequest) {
+        yield* requirePermission(principal, "view")
+        return yield* listPage({
+          page,
+          select: (where, limit) =>
+            sql<MonitorRow>`
+              SELECT ${sql.literal(columns)} FROM monitors t
+              WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
+              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+          map: toMonitorRecord
+        })
+      })
+
+      const get = Effect.fn("Monitors.get")(function*(principal: Principal, id: string) {
+        yield* requirePermission(principal, "view")
+        const row = yield* selectOne(principal.organization_id, id, false).pipe(Effect.orDie)
+        if (row === undefined) return yield* notFound(id)
+        return toMonitorRecord(row)
+      })
+
+      const add = Effect.fn("Monitors.add")(function*(principal: Principal, input: unknown) {
+        yield* requirePermission(principal, "content.write")
+        // Validation and the DNS lookup happen before the transaction: no lock is held while resolving.
+        const { settings, warnings } = yield* accept(input).pipe(Effect.mapError(toInvalidParameter))
+        const record = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* ensureWithinLimit(principal.organization_id, "max_monitors")
+          const record = toMonitorRecord(yield* insert(principal.organization_id, settings))
+          yield* recordAudit(principal, { action: "monitor.created", entity_type: "monitor", entity_id: record.id, after: encodeRecord(record) })
+          return record
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+        yield* reload(record.id)
+        return { ...record, warnings } satisfies MonitorSaved
+      })
+
+      const updateOnce = (principal: Principal, id: string, patch: MonitorPatch) =>
+        Effect.gen(function*() {
+          const current = yield* selectOne(principal.organization_id, id, false).pipe(Effect.orDie)
+          if (current === undefined) return yield* notFound(id)
+          const { settings, warnings } = yield* validate(mergePatch(storedInput(current), patch)).pipe(
+            Effect.mapError(toInvalidParameter)
+          )
+          if (settings.url !== current.url) yield* guard(settings.url).pipe(Effect.mapError(toInvalidParameter))
+          // Credentials: kept unless the patch gives new ones (sealed here) or null (removed).
+          const auth = patch.auth === undefined
+            ? sql`auth_type = t.auth_type, auth_secret = t.auth_secret`
+            : patch.auth === null
+            ? sql`auth_type = 'none', auth_secret = NULL`
+            : sql`auth_type = ${patch.auth.type}, auth_secret = ${box.seal(JSON.stringify(patch.auth))}::bytea`
+          const saved = yield* sql.withTransaction(Effect.gen(function*() {
+            const before = yield* selectOne(principal.organization_id, id, true)
+            if (before === undefined || before.version !== current.version) return undefined
+            const [after] = yield* sql<MonitorRow>`
+              UPDATE monitors AS t SET name = ${settings.name}, url = ${settings.url}, check_type = ${settings.check_type},
+                method = ${settings.method}, interval_s = ${settings.interval}, alert_threshold = ${settings.alert_threshold},
+                timeout_ms = ${settings.timeout}, expected_status = ${settings.expected_status},
+                headers = ${JSON.stringify(settings.headers)}::jsonb, ${auth}, body = ${settings.body ?? null},
+                keyword = ${settings.keyword ?? null}, keyword_mode = ${settings.keyword_mode},
+                degraded_after_ms = ${settings.degraded_after_ms ?? null}::int, ssl_expiry_days = ${settings.ssl_expiry_days}::int[],
+                follow_redirects = ${settings.follow_redirects}, tls_verify = ${settings.tls_verify},
+                updated_at = clock_timestamp()
+              WHERE t.id = ${id}::uuid
+              RETURNING ${sql.literal(columns)}`
+            const record = toMonitorRecord(after!)
+            yield* recordAudit(principal, {
+              action: "monitor.updated",
+              entity_type: "monitor",
+              entity_id: id,
+              before: encodeRecord(toMonitorRecord(before)),
+              after: encodeRecord(record)
+            })
+            return record
+          })).pipe(Effect.catchTag("SqlError", Effect.die))
+          return saved === undefined ? undefined : { ...saved, warnings } satisfies MonitorSaved
+        })
+
+      const update = Effect.fn("Monitors.update")(function*(principal: Principal, id: string, patch: MonitorPatch) {
+        yield* requirePermission(principal, "content.write")
+        for (let attempt = 0; attempt < updateAttempts; attempt++) {
+          const saved = yield* updateOnce(principal, id, patch)
+          if (saved !== undefined) {
+            yield* reload(id)
+            return saved
+          }
+        }
+        return yield* new Conflict({ message: `monitor ${id} kept changing while being updated; try again` })
+      })
+
+      const changePaused = (principal: Principal, id: string, paused: boolean) =>
+        Effect.gen(function*() {
+          yield* requirePermission(principal, "content.write")
+          const changed = yield* sql.withTransaction(Effect.gen(function*() {
+            const before = yield* selectOne(principal.organization_id, id, true)
+            if (before === undefined) return undefined
+            // Already in the asked state: nothing changes, nothing is recorded.
+            if ((before.state === "paused") === paused) return { record: toMonitorRecord(before), changed: false }
+            const after = yield* updatePaused(principal.organization_id, id, paused)
+            const record = toMonitorRecord(after!)
+            yield* recordAudit(principal, {
+              action: paused ? "monitor.paused" : "monitor.resumed",
+              entity_type: "monitor",
+              entity_id: id,
+              before: encodeRecord(toMonitorRecord(before)),
+              after: encodeRecord(record)
+            })
+            return { record, changed: true }
+          })).pipe(Effect.orDie)
+          if (changed === undefined) return yield* notFound(id)
+          if (changed.changed) yield* reload(id)
+          return changed.record
+        })
+
+      const pause = Effect.fn("Monitors.pause")((principal: Principal, id: string) => changePaused(principal, id, true))
+      const resume = Effect.fn("Monitors.resume")((principal: Principal, id: string) => changePaused(principal, id, false))
+
+      const remove = Effect.fn("Monitors.remove")(function*(principal: Principal, id: string) {
+        yield* requirePermission(principal, "content.delete")
+        const removed = yield* sql.withTransaction(Effect.gen(function*() {
+          const [before] = yield* sql<MonitorRow>`
+            DELETE FROM monitors AS t WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid
+            RETURNING ${sql.literal(columns)}`
+          if (before === undefined) return false
+          yield* recordAudit(principal, {
+            action: "monitor.deleted",
+            entity_type: "monitor",
+            entity_id: id,
+            before: encodeRecord(toMonitorRecord(before))
+          })
+          return true
+        })).pipe(Effect.orDie)
+        if (!removed) return yield* notFound(id)
+        yield* reload(id)
+      })
+
+      // The audit log, limits and paging run on this layer's connection (and so inside its transactions).
+      const onSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) => Effect.provideService(effect, SqlClient, sql)
+      return Monitors.of({
+        create,
+        setPaused,
+        list: (principal, page) => onSql(list(principal, page)),
+        get,
+        add: (principal, input) => onSql(add(principal, input)),
+        update: (principal, id, patch) => onSql(update(principal, id, patch)),
+        pause: (principal, id) => onSql(pause(principal, id)),
+        resume: (principal, id) => onSql(resume(principal, id)),
+        remove: (principal, id) => onSql(remove(principal, id))
+      })
     })
   )
 }

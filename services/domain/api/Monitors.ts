@@ -1,8 +1,108 @@
-import { HttpApiGroup, OpenApi } from "effect/http-api"
+import { Schema, SchemaTransformation } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Monitor, MonitorAuth, MonitorInput } from "../Monitor.ts"
 import { OrgAuth } from "./Auth.ts"
+import { Conflict, Forbidden, NotFound, PlanLimitReached } from "./Errors.ts"
+import { Page, PageQuery } from "./Paging.ts"
+
+const UtcTimestamp = Schema.String.annotate({ format: "date-time" }).pipe(
+  Schema.decodeTo(Schema.DateTimeUtc, SchemaTransformation.dateTimeUtcFromString)
+)
+
+/** A monitor as `/monitors` returns it: its settings, its state and the figures of its last check. */
+export const MonitorRecord = Schema.Struct({
+  ...Monitor.fields,
+  last_response_ms: Schema.NullOr(Schema.Int).annotate({ description: "Total time of the last check, ms; null before the first." }),
+  last_http_status: Schema.NullOr(Schema.Int).annotate({ description: "HTTP status of the last check; null before the first (0: no response)." }),
+  tls_valid_to: Schema.NullOr(UtcTimestamp).annotate({ description: "Expiry of the certificate last seen (https)." }),
+  tls_issuer: Schema.NullOr(Schema.String).annotate({ description: "Issuer of the certificate last seen (https)." })
+}).annotate({ identifier: "Monitor" })
+export type MonitorRecord = typeof MonitorRecord.Type
+
+/** A recommendation of the spec the settings do not follow: the monitor is saved anyway. */
+export const MonitorWarning = Schema.Struct({
+  field: Schema.String,
+  message: Schema.String
+}).annotate({ identifier: "MonitorWarning" })
+export type MonitorWarning = typeof MonitorWarning.Type
+
+/** The answer of a create or update: the saved monitor and the spec's recommendations it does not follow. */
+export const MonitorSaved = Schema.Struct({
+  ...MonitorRecord.fields,
+  warnings: Schema.Array(MonitorWarning)
+}).annotate({ identifier: "MonitorSaved" })
+export type MonitorSaved = typeof MonitorSaved.Type
+
+const input = MonitorInput.fields
+
+/** A create field's own schema, without the default MonitorInput gives it (a patch leaves absent fields as they are). */
+const plain = <S extends Schema.Top>(field: { readonly from: { readonly schema: { readonly members: readonly [S, Schema.Undefined] } } }): S =>
+  field.from.schema.members[0]
+
+/**
+ * `PATCH /monitors/{id}`: any subset of the settings, without defaults (an
+ * absent field keeps its value). `null` removes an optional setting (`auth`,
+ * `body`, `keyword`, `degraded_after_ms`). The merged settings are validated
+ * as a whole, as on create. Pausing has its own endpoints.
+ */
+export const MonitorPatch = Schema.Struct({
+  name: Schema.optionalKey(input.name),
+  url: Schema.optionalKey(input.url),
+  check_type: input.check_type,
+  interval: input.interval,
+  check_interval: input.check_interval,
+  alert_threshold: Schema.optionalKey(plain(input.alert_threshold)),
+  timeout: Schema.optionalKey(plain(input.timeout)),
+  expected_status: Schema.optionalKey(plain(input.expected_status)),
+  method: Schema.optionalKey(plain(input.method)),
+  headers: Schema.optionalKey(plain(input.headers)),
+  auth: Schema.optionalKey(Schema.NullOr(MonitorAuth)).annotate({ description: "Replaces the credentials; null removes them." }),
+  body: Schema.optionalKey(Schema.NullOr(input.body.schema)),
+  keyword: Schema.optionalKey(Schema.NullOr(input.keyword.schema)),
+  keyword_mode: Schema.optionalKey(plain(input.keyword_mode)),
+  degraded_after_ms: Schema.optionalKey(Schema.NullOr(input.degraded_after_ms.schema)),
+  ssl_expiry_days: Schema.optionalKey(plain(input.ssl_expiry_days)),
+  follow_redirects: Schema.optionalKey(plain(input.follow_redirects)),
+  tls_verify: Schema.optionalKey(plain(input.tls_verify))
+}).annotate({ identifier: "MonitorPatch" })
+export type MonitorPatch = typeof MonitorPatch.Type
+
+const IdParams = { id: Schema.String.check(Schema.isUUID(undefined, { message: "must be a UUID" })) }
 
 /** Website monitors: an organization's own HTTP(S) endpoints. */
 export class MonitorsGroup extends HttpApiGroup.make("monitors")
+  .add(
+    HttpApiEndpoint.get("list", "/monitors", { query: PageQuery, success: Page(MonitorRecord, "MonitorList"), error: Forbidden })
+      .annotateMerge(OpenApi.annotations({ summary: "List the organization's monitors, oldest first" })),
+    HttpApiEndpoint.post("create", "/monitors", {
+      payload: MonitorInput,
+      success: MonitorSaved.pipe(HttpApiSchema.status(201)),
+      error: [Forbidden, PlanLimitReached]
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Create a monitor (Admin, Member)",
+      description: "Invalid settings answer 400 naming the first field at fault, every problem in the message. " +
+        "Settings outside the spec's recommendations are accepted and listed in `warnings`. " +
+        "The URL must resolve to public addresses unless the operator allows private ones (MONITOR_ALLOW_PRIVATE)."
+    })),
+    HttpApiEndpoint.get("get", "/monitors/:id", { params: IdParams, success: MonitorRecord, error: [Forbidden, NotFound] })
+      .annotateMerge(OpenApi.annotations({ summary: "Get one monitor with its state and last check" })),
+    HttpApiEndpoint.patch("update", "/monitors/:id", {
+      params: IdParams,
+      payload: MonitorPatch,
+      success: MonitorSaved,
+      error: [Forbidden, NotFound, Conflict]
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Change a monitor's settings (Admin, Member)",
+      description: "Absent fields keep their values; the merged settings are validated as on create. " +
+        "A changed URL is checked for private addresses again."
+    })),
+    HttpApiEndpoint.post("pause", "/monitors/:id/pause", { params: IdParams, success: MonitorRecord, error: [Forbidden, NotFound] })
+      .annotateMerge(OpenApi.annotations({ summary: "Stop checking a monitor (Admin, Member)" })),
+    HttpApiEndpoint.post("resume", "/monitors/:id/resume", { params: IdParams, success: MonitorRecord, error: [Forbidden, NotFound] })
+      .annotateMerge(OpenApi.annotations({ summary: "Check a paused monitor again, from the pending state (Admin, Member)" })),
+    HttpApiEndpoint.delete("delete", "/monitors/:id", { params: IdParams, success: HttpApiSchema.NoContent, error: [Forbidden, NotFound] })
+      .annotateMerge(OpenApi.annotations({ summary: "Delete a monitor (Admin); it leaves the stacks that showed it" }))
+  )
   .middleware(OrgAuth)
   .annotateMerge(OpenApi.annotations({ title: "Monitors", description: "Website monitors: an organization's own HTTP(S) endpoints." }))
 {}
