@@ -1,0 +1,365 @@
+import { Context, Effect, Layer, Result } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import { randomBytes } from "node:crypto"
+import type { Channel, ChannelCreate, ChannelUpdate, Delivery, DeliveryStatus } from "../domain/api/Notifications.ts"
+import { Conflict, type Forbidden, InvalidParameter, NotFound, PlanLimitReached } from "../domain/api/Errors.ts"
+import { type ChannelType, decodeChannelSettings, secretFields, splitSecrets, testPayload } from "../domain/Channel.ts"
+import type { Principal } from "../domain/Principal.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
+import { requirePermission } from "./Access.ts"
+import { recordAudit } from "./Audit.ts"
+import { channelAllowance } from "./Limits.ts"
+import { cursorAt, decodeCursor, encodeCursor, listPage, type PageRequest } from "./Paging.ts"
+import { defaultPageSize } from "../domain/api/Paging.ts"
+
+export interface PageOf<A> {
+  readonly data: ReadonlyArray<A>
+  readonly next_cursor: string | null
+  readonly limit: number
+}
+
+interface ChannelRow {
+  readonly id: string
+  readonly type: ChannelType
+  readonly name: string
+  readonly settings: Record<string, unknown>
+  readonly enabled: boolean
+  readonly created_at: Date
+  readonly updated_at: Date
+  readonly cursor_at: string
+}
+
+const channelColumns = `t.id, t.type, t.name, t.settings, t.enabled, t.created_at, t.updated_at, ${cursorAt}`
+
+const toChannel = (row: ChannelRow): Channel =>
+  ({
+    id: row.id,
+    type: row.type,
+    name: row.name,
+    enabled: row.enabled,
+    settings: row.settings,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString()
+  }) as Channel
+
+interface DeliveryRow {
+  readonly id: string
+  readonly status: DeliveryStatus
+  readonly attempts: number
+  readonly last_error: string | null
+  readonly event_type: string
+  readonly created_at: Date
+  readonly delivered_at: Date | null
+  readonly channel_id: string
+  readonly channel_type: ChannelType
+  readonly channel_name: string
+  readonly rule_id: string | null
+  readonly rule_name: string | null
+  readonly cursor_at: string
+}
+
+const deliveryColumns = `t.id, t.status, t.attempts, t.last_error, t.event_type, t.created_at, t.delivered_at,
+  c.id AS channel_id, c.type AS channel_type, c.name AS channel_name, r.id AS rule_id, r.name AS rule_name, ${cursorAt}`
+const deliveryFrom = `deliveries t JOIN channels c ON c.id = t.channel_id LEFT JOIN notification_rules r ON r.id = t.rule_id`
+
+const toDelivery = (row: DeliveryRow): Delivery => ({
+  id: row.id,
+  status: row.status,
+  attempts: row.attempts,
+  last_error: row.last_error,
+  channel: { id: row.channel_id, type: row.channel_type, name: row.channel_name },
+  rule: row.rule_id === null ? null : { id: row.rule_id, name: row.rule_name ?? "" },
+  event_type: row.event_type,
+  created_at: new Date(row.created_at).toISOString(),
+  delivered_at: row.delivered_at === null ? null : new Date(row.delivered_at).toISOString()
+})
+
+/** JSON with object keys sorted: jsonb does not keep key order, so compare settings this way. */
+export const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).toSorted(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v)
+
+/** The signing secret generated for a webhook channel created without one: 32 random bytes, hex. */
+const newSigningSecret = () => randomBytes(32).toString("hex")
+
+const invalid = (issue: { readonly field: string; readonly message: string }) =>
+  new InvalidParameter({ field: issue.field, message: `${issue.field} ${issue.message}` })
+
+const notFound = (id: string) => new NotFound({ field: "id", message: `no channel ${id} in this organization` })
+
+/**
+ * Validated settings of a `type` channel, split into the stored view (secrets
+ * masked) and the sealed secrets; a webhook without a signing secret gets one,
+ * returned as `generated` to be shown once.
+ */
+const prepareSettings = (box: SecretBox["Service"], type: ChannelType, input: unknown) => {
+  const decoded = decodeChannelSettings(type, input)
+  if (Result.isFailure(decoded)) return Result.fail(invalid(decoded.failure))
+  const settings = { ...(decoded.success as Record<string, unknown>) }
+  let generated: string | undefined
+  if (type === "webhook" && settings["signing_secret"] === undefined) {
+    generated = newSigningSecret()
+    settings["signing_secret"] = generated
+  }
+  const { view, secrets } = splitSecrets(type, settings)
+  const sealed = Object.keys(secrets).length === 0 ? null : box.seal(JSON.stringify(secrets))
+  return Result.succeed({ view, secrets, sealed, generated })
+}
+
+/**
+ * A PATCH's settings over the stored ones: `null` removes a setting; a secret
+ * sent back exactly as shown (masked) keeps the stored secret, so a client
+ * can send a channel it read back unchanged.
+ */
+const mergeSettings = (
+  type: ChannelType,
+  view: Readonly<Record<string, unknown>>,
+  stored: Readonly<Record<string, unknown>>,
+  patch: Readonly<Record<string, unknown>>
+): Record<string, unknown> => {
+  const merged: Record<string, unknown> = { ...view, ...stored }
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === null) {
+      delete merged[field]
+    } else if (secretFields[type].includes(field) && canonicalJson(value) === canonicalJson(view[field])) {
+      // the masked value as shown: unchanged
+    } else if (field === "headers" && secretFields[type].includes(field) && typeof value === "object" && !Array.isArray(value)) {
+      // Header by header: a value shown masked and sent back keeps the stored value.
+      const shown = (view[field] ?? {}) as Record<string, unknown>
+      const kept = (stored[field] ?? {}) as Record<string, unknown>
+      merged[field] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, v]) =>
+        [name, v === shown[name] && name in kept ? kept[name] : v]
+      ))
+    } else {
+      merged[field] = value
+    }
+  }
+  return merged
+}
+
+/**
+ * Notification channels of an organization: settings validated per type,
+ * secrets sealed with SecretBox into `channels.secrets` and shown masked;
+ * the plan decides which types may be used. Also the send-test-notification
+ * action and the notification center (the `deliveries` outbox).
+ */
+export class Channels extends Context.Service<Channels, {
+  list(principal: Principal, page: PageRequest): Effect.Effect<PageOf<Channel>, Forbidden | InvalidParameter>
+  get(principal: Principal, id: string): Effect.Effect<Channel, Forbidden | NotFound>
+  create(principal: Principal, input: ChannelCreate): Effect.Effect<Channel, Forbidden | InvalidParameter | PlanLimitReached>
+  update(principal: Principal, id: string, patch: ChannelUpdate): Effect.Effect<Channel, Forbidden | NotFound | InvalidParameter | PlanLimitReached>
+  remove(principal: Principal, id: string): Effect.Effect<void, Forbidden | NotFound>
+  /** Queues a test notification (a `deliveries` row, event_type `test`) for the notifier to send. */
+  sendTest(principal: Principal, id: string): Effect.Effect<Delivery, Forbidden | NotFound | PlanLimitReached | Conflict>
+  /** The notification center, newest first. */
+  deliveries(principal: Principal, query: PageRequest & { readonly status?: DeliveryStatus | undefined }): Effect.Effect<PageOf<Delivery>, Forbidden | InvalidParameter>
+  delivery(principal: Principal, id: string): Effect.Effect<Delivery, Forbidden | NotFound>
+}>()("statusgrid/orgs/Channels") {
+  static readonly layer = Layer.effect(
+    Channels,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient
+      const box = yield* SecretBox
+
+      /** 402 naming `type` unless the organization's plan allows channels of `type`. */
+      const requireType = Effect.fnUntraced(function*(principal: Principal, type: ChannelType) {
+        const allowance = yield* channelAllowance(principal.organization_id)
+        if (!allowance.channelTypes.includes(type)) {
+          return yield* new PlanLimitReached({
+            field: "type",
+            message: `the ${allowance.plan} plan allows ${allowance.channelTypes.join(", ")} channels only, not ${type}`
+          })
+        }
+      })
+
+      const selectChannel = (principal: Principal, id: string, lock: boolean) =>
+        sql<ChannelRow & { secrets: Uint8Array | null }>`
+          SELECT ${sql.literal(channelColumns)}, t.secrets FROM channels t
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid
+          ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(Effect.orDie, Effect.map((rows) => rows[0]))
+
+      const openSecrets = (sealed: Uint8Array | null) =>
+        sealed === null
+          ? Effect.succeed({} as Record<string, unknown>)
+          : box.open(sealed).pipe(Effect.map((json) => JSON.parse(json) as Record<string, unknown>), Effect.orDie)
+
+      const list = Effect.fn("Channels.list")(function*(principal: Principal, page: PageRequest) {
+        yield* requirePermission(principal, "view")
+        return yield* listPage({
+          page,
+          select: (where, limit) =>
+            sql<ChannelRow>`
+              SELECT ${sql.literal(channelColumns)} FROM channels t
+              WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
+              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+          map: toChannel
+        })
+      })
+
+      const get = Effect.fn("Channels.get")(function*(principal: Principal, id: string) {
+        yield* requirePermission(principal, "view")
+        const row = yield* selectChannel(principal, id, false)
+        if (row === undefined) return yield* notFound(id)
+        return toChannel(row)
+      })
+
+      const create = Effect.fn("Channels.create")(function*(principal: Principal, input: ChannelCreate) {
+        yield* requirePermission(principal, "notifications.manage")
+        yield* requireType(principal, input.type)
+        const prepared = prepareSettings(box, input.type, input.settings)
+        if (Result.isFailure(prepared)) return yield* prepared.failure
+        const { view, sealed, generated } = prepared.success
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const [row] = yield* sql<ChannelRow>`
+            INSERT INTO channels AS t (organization_id, type, name, settings, secrets, enabled)
+            VALUES (${principal.organization_id}::uuid, ${input.type}, ${input.name}, ${JSON.stringify(view)}::jsonb,
+              ${sealed}::bytea, ${input.enabled ?? true})
+            RETURNING ${sql.literal(channelColumns)}`
+          const channel = toChannel(row!)
+          yield* recordAudit(principal, { action: "channel.created", entity_type: "channel", entity_id: channel.id, after: channel })
+          return generated === undefined ? channel : ({ ...channel, signing_secret: generated } as Channel)
+        })).pipe(Effect.orDie)
+      })
+
+      const update = Effect.fn("Channels.update")(function*(principal: Principal, id: string, patch: ChannelUpdate) {
+        yield* requirePermission(principal, "notifications.manage")
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const row = yield* selectChannel(principal, id, true)
+          if (row === undefined) return yield* notFound(id)
+          // Renaming or disabling stays possible after a downgrade; changing what is sent is not.
+          if (patch.settings !== undefined || (patch.enabled === true && !row.enabled)) yield* requireType(principal, row.type)
+          let settings = row.settings
+          let sealed = row.secrets
+          let generated: string | undefined
+          if (patch.settings !== undefined) {
+            const stored = yield* openSecrets(row.secrets)
+            const prepared = prepareSettings(box, row.type, mergeSettings(row.type, row.settings, stored, patch.settings))
+            if (Result.isFailure(prepared)) return yield* prepared.failure
+            generated = prepared.success.generated
+            if (canonicalJson(prepared.success.secrets) !== canonicalJson(stored)) sealed = prepared.success.sealed
+            settings = prepared.success.view
+          }
+          const name = patch.name ?? row.name
+          const enabled = patch.enabled ?? row.enabled
+          const before = toChannel(row)
+          const unchanged = name === row.name && enabled === row.enabled && sealed === row.secrets &&
+            canonicalJson(settings) === canonicalJson(row.settings)
+          if (unchanged) return before
+          const [updated] = yield* sql<ChannelRow>`
+            UPDATE channels AS t SET name = ${name}, enabled = ${enabled}, settings = ${JSON.stringify(settings)}::jsonb,
+              secrets = ${sealed}::bytea, updated_at = now()
+            WHERE t.id = ${id}::uuid
+            RETURNING ${sql.literal(channelColumns)}`
+          const after = toChannel(updated!)
+          yield* recordAudit(principal, { action: "channel.updated", entity_type: "channel", entity_id: id, before, after })
+          return generated === undefined ? after : ({ ...after, signing_secret: generated } as Channel)
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
+
+      const remove = Effect.fn("Channels.remove")(function*(principal: Principal, id: string) {
+        yield* requirePermission(principal, "notifications.manage")
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const row = yield* selectChannel(principal, id, true)
+          if (row === undefined) return yield* notFound(id)
+          // Rules stop sending to it: rule_channels rows go with it (FK); escalation steps lose it here.
+          const rules = yield* sql<{ rule_id: string }>`SELECT rule_id FROM rule_channels WHERE channel_id = ${id}::uuid ORDER BY rule_id`
+          const escalating = yield* sql<{ id: string; escalation: ReadonlyArray<{ delay_s: number; channel_ids: ReadonlyArray<string> }> }>`
+            SELECT id, escalation FROM notification_rules
+            WHERE organization_id = ${principal.organization_id}::uuid AND escalation IS NOT NULL
+              AND strpos(escalation::text, ${id}) > 0 FOR UPDATE`
+          for (const rule of escalating) {
+            const steps = rule.escalation
+              .map((s) => ({ ...s, channel_ids: s.channel_ids.filter((c) => c !== id) }))
+              .filter((s) => s.channel_ids.length > 0)
+            yield* sql`UPDATE notification_rules SET escalation = ${steps.length === 0 ? null : JSON.stringify(steps)}::jsonb,
+              updated_at = now() WHERE id = ${rule.id}::uuid`
+          }
+          yield* sql`DELETE FROM channels WHERE id = ${id}::uuid`
+          yield* recordAudit(principal, {
+            action: "channel.deleted",
+            entity_type: "channel",
+            entity_id: id,
+            before: {
+              ...toChannel(row),
+              used_by_rules: [...new Set([...rules.map((r) => r.rule_id), ...escalating.map((r) => r.id)])].toSorted()
+            }
+          })
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
+
+      const sendTest = Effect.fn("Channels.sendTest")(function*(principal: Principal, id: string) {
+        yield* requirePermission(principal, "notifications.manage")
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const row = yield* selectChannel(principal, id, false)
+          if (row === undefined) return yield* notFound(id)
+          yield* requireType(principal, row.type)
+          if (!row.enabled) {
+            return yield* new Conflict({ field: "enabled", message: "the channel is disabled; enable it to send a test notification" })
+          }
+          // One key per request: every test is sent, however often it is asked for.
+          const [inserted] = yield* sql<{ id: string }>`
+            INSERT INTO deliveries (organization_id, channel_id, event_type, idempotency_key, payload)
+            VALUES (${principal.organization_id}::uuid, ${id}::uuid, 'test', 'test:' || gen_random_uuid()::text,
+              ${JSON.stringify(testPayload(new Date()))}::jsonb)
+            RETURNING id`
+          const [delivery] = yield* sql<DeliveryRow>`
+            SELECT ${sql.literal(deliveryColumns)} FROM ${sql.literal(deliveryFrom)} WHERE t.id = ${inserted!.id}::uuid`
+          const sent = toDelivery(delivery!)
+          yield* recordAudit(principal, {
+            action: "channel.test_sent",
+            entity_type: "channel",
+            entity_id: id,
+            after: { delivery_id: sent.id, event_type: "test" }
+          })
+          return sent
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
+
+      const deliveries = Effect.fn("Channels.deliveries")(function*(
+        principal: Principal,
+        query: PageRequest & { readonly status?: DeliveryStatus | undefined }
+      ) {
+        yield* requirePermission(principal, "view")
+        const limit = query.limit ?? defaultPageSize
+        const before = yield* decodeCursor(query.cursor)
+        const rows = yield* sql<DeliveryRow>`
+          SELECT ${sql.literal(deliveryColumns)} FROM ${sql.literal(deliveryFrom)}
+          WHERE t.organization_id = ${principal.organization_id}::uuid
+            AND ${query.status === undefined ? sql`true` : sql`t.status = ${query.status}`}
+            AND ${before === undefined ? sql`true` : sql`(t.created_at, t.id) < (${before.at}::timestamptz, ${before.id}::uuid)`}
+          ORDER BY t.created_at DESC, t.id DESC LIMIT ${limit + 1}`.pipe(Effect.orDie)
+        const data = rows.slice(0, limit)
+        const last = data.at(-1)
+        return {
+          data: data.map(toDelivery),
+          next_cursor: rows.length > limit && last !== undefined ? encodeCursor({ at: last.cursor_at, id: last.id }) : null,
+          limit
+        }
+      })
+
+      const delivery = Effect.fn("Channels.delivery")(function*(principal: Principal, id: string) {
+        yield* requirePermission(principal, "view")
+        const [row] = yield* sql<DeliveryRow>`
+          SELECT ${sql.literal(deliveryColumns)} FROM ${sql.literal(deliveryFrom)}
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid`.pipe(Effect.orDie)
+        if (row === undefined) return yield* new NotFound({ field: "id", message: `no delivery ${id} in this organization` })
+        return toDelivery(row)
+      })
+
+      // The audit log, limits and paging run on this layer's connection (and so inside its transactions).
+      const onSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) => Effect.provideService(effect, SqlClient, sql)
+      return Channels.of({
+        list: (principal, page) => onSql(list(principal, page)),
+        get: (principal, id) => onSql(get(principal, id)),
+        create: (principal, input) => onSql(create(principal, input)),
+        update: (principal, id, patch) => onSql(update(principal, id, patch)),
+        remove: (principal, id) => onSql(remove(principal, id)),
+        sendTest: (principal, id) => onSql(sendTest(principal, id)),
+        deliveries: (principal, query) => onSql(deliveries(principal, query)),
+        delivery: (principal, id) => onSql(delivery(principal, id))
+      })
+    })
+  )
+}
