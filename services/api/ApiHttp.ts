@@ -43,8 +43,11 @@ const segment = (s: PropertyKey | { readonly key: PropertyKey }): string =>
 /** A request that failed decoding, as the parameter it names and why. */
 const invalidParameter = (error: HttpApiError.HttpApiSchemaError): InvalidParameter => {
   const [issue] = formatIssues(error.cause.issue).issues
-  const first = issue?.path?.[0]
-  const field = first === undefined ? error.kind.toLowerCase() : segment(first)
+  const path = issue?.path ?? []
+  // A body field is named by its whole path (`settings.webhook_url`, `headers.X-Token`); a query or path parameter by its name.
+  const field = path.length === 0
+    ? error.kind.toLowerCase()
+    : error.kind === "Payload" ? path.map(segment).join(".") : segment(path[0]!)
   const expected = expectations[field]
   const message = expected === undefined
     ? `${field} is invalid${issue === undefined ? "" : `: ${issue.message}`}`

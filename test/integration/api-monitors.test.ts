@@ -365,8 +365,8 @@ describe("monitors API", () => {
           [{ name: "x", url: target, interval: 5 }, "interval"],
           [{ name: "x", url: target, alert_threshold: 2.5 }, "alert_threshold"],
           [{ name: "x", url: target, method: "TRACE" }, "method"],
-          [{ name: "x", url: target, headers: { "Bad Header": "1" } }, "headers"],
-          [{ name: "x", url: target, auth: { type: "basic", username: "a:b", password: "p" } }, "auth"],
+          [{ name: "x", url: target, headers: { "Bad Header": "1" } }, "headers.Bad Header"],
+          [{ name: "x", url: target, auth: { type: "basic", username: "a:b", password: "p" } }, "auth.username"],
           [{ name: "x", url: target, frequency: 60 }, "frequency"],
           [{ name: "x", url: "not a url" }, "url"],
           [{ name: "x", url: "ftp://127.0.0.1/file" }, "url"],
@@ -391,7 +391,7 @@ describe("monitors API", () => {
           [{ paused: true }, "paused"],
           [{ id: existing.id }, "id"],
           [{ name: "" }, "name"],
-          [{ auth: { type: "bearer", token: "has space" } }, "auth"],
+          [{ auth: { type: "bearer", token: "has space" } }, "auth.token"],
           [{ name: "nul\u0000" }, "name"]
         ]
         for (const [body, field] of patches) {
