@@ -1,8 +1,9 @@
-import { ConfigProvider, Console, Effect, Layer, References } from "effect"
+import { ConfigProvider, Console, Effect, Layer, Logger, References } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { runMonitorsBench } from "../../bench/monitors.ts"
 import { benchStoresLayer, runPollerBench } from "../../bench/poller.ts"
 
 const poller = Command.make(
@@ -46,7 +47,69 @@ const poller = Command.make(
   })
 ).pipe(Command.withDescription("Poll N simulated sources at one interval and print checks/s, lag, CPU, RSS and the HTTP ceiling"))
 
+const monitors = Command.make(
+  "monitors",
+  {
+    monitors: Flag.Int("monitors").pipe(Flag.withDescription("Website monitors to check"), Flag.withDefault(20_000)),
+    duration: Flag.Int("duration").pipe(Flag.withDescription("Measured seconds"), Flag.withDefault(60)),
+    interval: Flag.Int("interval").pipe(
+      Flag.withDescription("Check interval of every monitor, seconds (10-86400)"),
+      Flag.filter((s) => s >= 10 && s <= 86_400, (s) => `--interval ${s} is outside 10-86400 seconds`),
+      Flag.withDefault(60)
+    ),
+    shards: Flag.Int("shards").pipe(Flag.withDescription("Poller shards (POLLER_SHARDS)"), Flag.withDefault(16)),
+    latency: Flag.String("latency").pipe(
+      Flag.withDescription("The target's response delay, MIN-MAX milliseconds"),
+      Flag.filter((s) => /^\d+(-\d+)?$/.test(s), (s) => `--latency ${s} is not N or MIN-MAX`),
+      Flag.withDefault("50-300")
+    ),
+    tls: Flag.Boolean("tls").pipe(Flag.withDescription("Serve the target over HTTPS (self-signed; monitors skip verification)"), Flag.withDefault(false)),
+    newConnections: Flag.Boolean("new-connections").pipe(
+      Flag.withDescription("The target closes every connection, so each check connects (and handshakes) anew"),
+      Flag.withDefault(false)
+    )
+  },
+  Effect.fn(function*({ monitors, duration, interval, shards, latency, tls, newConnections }) {
+    // A fresh embedded DATA_DIR (removed afterwards) unless stores are configured. The target is
+    // one loopback host standing for many sites: private addresses allowed, and enough connections
+    // to it for every check in flight (about checks/s x 0.3 s).
+    const env = process.env
+    const dataDir = env["DATA_DIR"] === undefined ? Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-")) : undefined
+    const overrides = ConfigProvider.fromEnvRecord({
+      ...env,
+      ...(dataDir ? { DATA_DIR: dataDir } : {}),
+      POLLER_SHARDS: String(shards),
+      MONITOR_ALLOW_PRIVATE: "true",
+      MONITOR_MAX_SOCKETS_PER_HOST: env["MONITOR_MAX_SOCKETS_PER_HOST"] ?? "512"
+    })
+    const result = yield* runMonitorsBench({
+      monitors,
+      durationS: duration,
+      intervalS: interval,
+      // First checks spread over one interval; measure the steady state after.
+      warmupS: interval + 10,
+      tls,
+      newConnections,
+      latency
+    }).pipe(
+      Effect.provide(benchStoresLayer),
+      Effect.scoped,
+      Effect.provide(ConfigProvider.layer(overrides)),
+      Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
+      // Logs on stderr: stdout is the one JSON line (the cluster warns while shutting down).
+      Effect.provide(Logger.layer([Logger.withConsoleError(Logger.formatJson)])),
+      Effect.ensuring(Effect.sync(() => dataDir && Fs.rmSync(dataDir, { recursive: true, force: true })))
+    )
+    const command = `statusgrid bench monitors --monitors ${monitors} --duration ${duration} --interval ${interval}` +
+      `${latency === "50-300" ? "" : ` --latency ${latency}`}${tls ? " --tls" : ""}${newConnections ? " --new-connections" : ""}`
+    const { bench, ...figures } = result
+    yield* Console.log(JSON.stringify({ bench, command, ...figures }))
+  })
+).pipe(Command.withDescription(
+  "Check N website monitors at one interval against a local target (50-300 ms) and print checks/s, lag, CPU per check and RSS"
+))
+
 export const bench = Command.make("bench").pipe(
   Command.withDescription("Benchmarks; each prints one JSON line"),
-  Command.withSubcommands([poller])
+  Command.withSubcommands([poller, monitors])
 )
