@@ -366,7 +366,9 @@ export const runCheck = (request: CheckRequest, options: RunCheckOptions): Promi
 
       req.on("socket", (socket) => {
         const t0 = performance.now()
-        if (req.reusedSocket) {
+        // A socket the agent hands over from its queue is already connected but not flagged as reused:
+        // waiting for its "connect" would add listeners that never fire.
+        if (req.reusedSocket || !(socket as { connecting?: boolean }).connecting) {
           hopReused = true
           ready = t0
           return

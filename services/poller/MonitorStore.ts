@@ -71,8 +71,10 @@ const decodeAuth = Schema.decodeUnknownEffect(Schema.fromJsonString(MonitorAuth)
  * shard is PostgreSQL's hash of its id, as for source keys.
  */
 export class MonitorStore extends Context.Service<MonitorStore, {
-  /** Monitors that are not paused and whose id falls in `shard` of `shards`. */
-  loadShard(shard: number, shards: number): Effect.Effect<ReadonlyArray<PolledMonitor>>
+  /** Id and version (updated_at) of the monitors that are not paused and whose id falls in `shard` of `shards`. */
+  versions(shard: number, shards: number): Effect.Effect<ReadonlyArray<{ readonly id: string; readonly version: string }>>
+  /** These monitors, decoded (credentials decrypted); paused ones are left out. */
+  loadByIds(ids: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<PolledMonitor>>
   /** State, counters and the last check's figures of many monitors, in one statement. */
   saveChecks(saves: ReadonlyArray<MonitorCheckSave>): Effect.Effect<void>
 }>()("statusgrid/poller/MonitorStore") {
@@ -124,12 +126,8 @@ export class MonitorStore extends Context.Service<MonitorStore, {
           } satisfies PolledMonitor
         })
 
-      const loadShard = (shard: number, shards: number) =>
-        sql.unsafe<MonitorRow>(
-          `SELECT * FROM monitors WHERE state <> 'paused' AND ${shardExpr(shards, "id::text")} = $1 ORDER BY id`,
-          [shard]
-        ).pipe(
-          Effect.orDie,
+      const decodeAll = (rows: ReadonlyArray<MonitorRow>) =>
+        Effect.succeed(rows).pipe(
           // One unreadable monitor (a key changed) must not stop the others: it is logged and skipped.
           Effect.flatMap((rows) =>
             Effect.forEach(rows, (row) =>
@@ -140,6 +138,20 @@ export class MonitorStore extends Context.Service<MonitorStore, {
           ),
           Effect.map((all) => all.filter((m): m is PolledMonitor => m !== undefined))
         )
+
+      const versions = (shard: number, shards: number) =>
+        sql.unsafe<{ id: string; version: Date | string }>(
+          `SELECT id, updated_at AS version FROM monitors WHERE state <> 'paused' AND ${shardExpr(shards, "id::text")} = $1`,
+          [shard]
+        ).pipe(Effect.orDie, Effect.map((rows) => rows.map((r) => ({ id: r.id, version: iso(r.version)! }))))
+
+      const loadByIds = (ids: ReadonlyArray<string>) =>
+        ids.length === 0
+          ? Effect.succeed([])
+          : sql<MonitorRow>`SELECT * FROM monitors WHERE state <> 'paused' AND id = ANY(${ids}::uuid[])`.pipe(
+            Effect.orDie,
+            Effect.flatMap(decodeAll)
+          )
 
       const saveChecks = (saves: ReadonlyArray<MonitorCheckSave>) => {
         if (saves.length === 0) return Effect.void
@@ -167,7 +179,7 @@ export class MonitorStore extends Context.Service<MonitorStore, {
           WHERE m.id = v.id`.pipe(Effect.asVoid, Effect.orDie)
       }
 
-      return MonitorStore.of({ loadShard, saveChecks })
+      return MonitorStore.of({ versions, loadByIds, saveChecks })
     })
   )
 }

@@ -89,13 +89,14 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
   const unsaved = new Map<string, SnapshotChange>()
 
   const reloadMonitors = Effect.fnUntraced(function*(now: number) {
-    const rows = yield* monitorStore.loadShard(options.shard, options.shards)
-    const seen = new Set<string>()
+    // Versions first: only new and edited monitors are read in full (and their credentials decrypted).
+    const current = yield* monitorStore.versions(options.shard, options.shards)
+    const seen = new Set(current.map((m) => m.id))
+    const changed = current.filter((m) => monitors.get(m.id)?.monitor.version !== m.version).map((m) => m.id)
+    const rows = yield* monitorStore.loadByIds(changed)
     for (const monitor of rows) {
-      seen.add(monitor.id)
       const intervalMs = (options.intervalOverrideS ?? monitor.settings.interval) * 1000
       const existing = monitors.get(monitor.id)
-      if (existing && existing.monitor.version === monitor.version) continue
       const request = yield* Effect.try(() => requestFromSettings(monitor.settings)).pipe(
         Effect.tapError((error) => Effect.logWarning("monitor settings unusable", error).pipe(Effect.annotateLogs({ monitor: monitor.id }))),
         Effect.option
@@ -386,8 +387,14 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     yield* reload
     stats.shardStarted()
     yield* Effect.logInfo("shard started").pipe(Effect.annotateLogs({ shard: options.shard, sources: entries.size }))
-    // Sources added, edited or removed in PostgreSQL reach the shard within one refresh.
-    yield* reload.pipe(Effect.delay(options.refreshMs), Effect.forever, Effect.forkScoped)
+    // Sources added, edited or removed in PostgreSQL reach the shard within one refresh. Shards refresh
+    // at staggered times, so that they do not all read the database in the same moment.
+    yield* reload.pipe(
+      Effect.delay(options.refreshMs),
+      Effect.forever,
+      Effect.delay(Math.floor((options.refreshMs * options.shard) / Math.max(1, options.shards))),
+      Effect.forkScoped
+    )
     // One writer per shard: snapshots as they come, check times once a second. Shards own disjoint
     // sources, and one writer per shard never contends with itself, so the updates cannot deadlock.
     let lastMarks = Date.now()

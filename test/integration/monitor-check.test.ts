@@ -464,3 +464,25 @@ const settingsFor = (url: string) => {
   if (Result.isFailure(r)) throw new Error(r.failure.message)
   return r.success.settings
 }
+
+describe("more checks than connections to one origin", () => {
+  it("a queued check reuses the connected socket: reused, no phases, and no listeners left behind", async () => {
+    const small = makeAgentPool({ maxSockets: 1, maxFreeSockets: 1 })
+    try {
+      const validated = validateMonitorResult({ name: "queued", url: `${base}/slow?ms=50` })
+      if (Result.isFailure(validated)) throw new Error(validated.failure.message)
+      const request = requestFromSettings(validated.success.settings)
+      const outcomes = await Promise.all([0, 1, 2].map(() => runCheck(request, { agentPool: small, allowPrivate: true })))
+      assert.deepStrictEqual(outcomes.map((o) => o.status), ["up", "up", "up"])
+      // The first check connected; the two queued behind it got the same, already connected socket.
+      assert.deepStrictEqual(outcomes.map((o) => o.reused).toSorted(), [false, true, true])
+      for (const o of outcomes.filter((x) => x.reused)) assert.strictEqual(o.phases.connect_ms, 0)
+      const agent = small.agent("http:", true, true)
+      const sockets = Object.values(agent.freeSockets).flat()
+      assert.strictEqual(sockets.length, 1)
+      assert.isAtMost(sockets[0]!.listenerCount("connect"), 1)
+    } finally {
+      small.close()
+    }
+  })
+})
