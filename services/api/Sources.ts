@@ -1,5 +1,6 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Config, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import { makeMicroCache } from "./MicroCache.ts"
 import type { Fragment } from "effect/sql/Statement"
 import type { Component, Source } from "../domain/api/Sources.ts"
 import { CategoryId, CheckClass, SourceKey } from "../domain/Source.ts"
@@ -100,7 +101,15 @@ export class Sources extends Context.Service<Sources, {
       return componentTree(rows)
     })
 
-    return Sources.of({ list, get, components })
+    // Public catalog reads are the same for every caller and change at most once per check: a
+    // one-second micro-cache (API_CACHE_MS) turns repeated requests into memory reads.
+    const ttlMs = yield* Config.Int("API_CACHE_MS").pipe(Config.withDefault(1000), Effect.orDie)
+    const cached = makeMicroCache(ttlMs)
+    return Sources.of({
+      list: (options) => cached(`list:${JSON.stringify(options)}`, list(options)),
+      get: (key) => cached(`get:${key}`, get(key)),
+      components: (key) => cached(`components:${key}`, components(key))
+    })
   }))
 }
 

@@ -203,7 +203,7 @@ export const toCsv = (entries: ReadonlyArray<typeof ExportRow.Type>): string =>
  */
 export const load = Effect.fn("Catalog.load")(function*(entries: ReadonlyArray<CatalogEntry>) {
   const sql = yield* SqlClient
-  return yield* sql.withTransaction(Effect.gen(function*() {
+  const counts = yield* sql.withTransaction(Effect.gen(function*() {
     let inserted = 0
     let updated = 0
     for (const batch of Arr.chunksOf(entries, 500)) {
@@ -246,6 +246,10 @@ export const load = Effect.fn("Catalog.load")(function*(entries: ReadonlyArray<C
     }
     return { inserted, updated }
   }))
+  // After a bulk load the planner's statistics are stale until autovacuum runs (PGlite has none):
+  // without them a search plans a full scan and sort instead of walking the key index.
+  if (counts.inserted > 100) yield* sql`ANALYZE sources, source_categories`
+  return counts
 })
 
 /** Loads the default catalog when no catalog source exists yet; returns how many it added. */

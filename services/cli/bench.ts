@@ -3,6 +3,7 @@ import { Command, Flag } from "effect/cli"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { apiBenchServer, runApiBench } from "../../bench/api.ts"
 import { runMonitorsBench } from "../../bench/monitors.ts"
 import { benchStoresLayer, runPollerBench } from "../../bench/poller.ts"
 
@@ -109,7 +110,39 @@ const monitors = Command.make(
   "Check N website monitors at one interval against a local target (50-300 ms) and print checks/s, lag, CPU per check and RSS"
 ))
 
+const api = Command.make(
+  "api",
+  {
+    duration: Flag.Int("duration").pipe(Flag.withDescription("Seconds of each mix"), Flag.withDefault(30)),
+    connections: Flag.Int("connections").pipe(Flag.withDescription("Concurrent connections of the read mix"), Flag.withDefault(16))
+  },
+  Effect.fn(function*({ duration, connections }) {
+    // A fresh embedded DATA_DIR (removed afterwards) unless stores are configured; no per-key rate
+    // limit in the way of the write mix.
+    const env = process.env
+    const dataDir = env["DATA_DIR"] === undefined ? Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-")) : undefined
+    const overrides = ConfigProvider.fromEnvRecord({
+      ...env,
+      ...(dataDir ? { DATA_DIR: dataDir } : {}),
+      API_RATE_LIMIT_PER_MINUTE: env["API_RATE_LIMIT_PER_MINUTE"] ?? "100000000"
+    })
+    const result = yield* runApiBench({ durationS: duration, connections }).pipe(
+      Effect.provide(apiBenchServer),
+      Effect.provide(benchStoresLayer),
+      Effect.scoped,
+      Effect.provide(ConfigProvider.layer(overrides)),
+      Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
+      Effect.provide(Logger.layer([Logger.withConsoleError(Logger.formatJson)])),
+      Effect.ensuring(Effect.sync(() => dataDir && Fs.rmSync(dataDir, { recursive: true, force: true })))
+    )
+    const { bench, ...figures } = result
+    yield* Console.log(JSON.stringify({ bench, command: `statusgrid bench api --duration ${duration} --connections ${connections}`, ...figures }))
+  })
+).pipe(Command.withDescription(
+  "Drive the API's read mix (sources list, category, search, filter, one source, components) and a write mix with autocannon"
+))
+
 export const bench = Command.make("bench").pipe(
   Command.withDescription("Benchmarks; each prints one JSON line"),
-  Command.withSubcommands([poller, monitors])
+  Command.withSubcommands([poller, monitors, api])
 )

@@ -1,0 +1,115 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql/SqlClient"
+import { createRequire } from "node:module"
+import { createServer } from "node:http"
+import { ApiRoutes, routerConfig } from "../services/api/ApiHttp.ts"
+import * as Catalog from "../services/catalog/Catalog.ts"
+import { ApiKeys } from "../services/orgs/ApiKeys.ts"
+import { Organizations } from "../services/orgs/Organizations.ts"
+import * as Migrations from "../services/platform/Migrations.ts"
+
+export interface ApiBenchOptions {
+  /** seconds of each mix */
+  readonly durationS: number
+  readonly connections: number
+}
+
+interface AutocannonResult {
+  readonly requests: { readonly average: number; readonly total: number }
+  readonly latency: { readonly p50: number; readonly p99: number; readonly max: number }
+  readonly non2xx: number
+  readonly errors: number
+  readonly timeouts: number
+}
+
+type Request = { method: "GET" | "POST" | "DELETE"; path: string; body?: string; headers?: Record<string, string> }
+
+const autocannon = createRequire(import.meta.url)("autocannon") as (options: {
+  url: string
+  connections: number
+  duration: number
+  workers?: number
+  requests: ReadonlyArray<Request>
+}) => Promise<AutocannonResult>
+
+/**
+ * The read mix of the sources API, as k6's `bench/k6/read-mix.js` runs it: list pages, a category,
+ * a search, a filter of keys, one source and one source's components, over the whole catalog.
+ */
+export const readMix = (keys: ReadonlyArray<string>): Array<Request> => {
+  const requests: Array<Request> = []
+  const categories = ["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"]
+  const words = ["status", "cloud", "api", "mail", "pay", "cdn", "git", "sim"]
+  for (let i = 0; i < 600; i++) {
+    const key = keys[(i * 7919) % keys.length]!
+    switch (i % 6) {
+      case 0: requests.push({ method: "GET", path: "/api/v1/sources?limit=50" }); break
+      case 1: requests.push({ method: "GET", path: `/api/v1/sources?category=${categories[i % categories.length]}` }); break
+      case 2: requests.push({ method: "GET", path: `/api/v1/sources?search=${words[i % words.length]}` }); break
+      case 3: requests.push({ method: "GET", path: `/api/v1/sources?filter=${[0, 1, 2, 3, 4].map((j) => keys[(i * 31 + j * 997) % keys.length]).join(",")}` }); break
+      case 4: requests.push({ method: "GET", path: `/api/v1/sources/${key}` }); break
+      default: requests.push({ method: "GET", path: `/api/v1/sources/${key}/components` })
+    }
+  }
+  return requests
+}
+
+const summary = (r: AutocannonResult, seconds: number) => ({
+  req_per_s: Math.round(r.requests.average * 10) / 10,
+  requests: r.requests.total,
+  duration_s: seconds,
+  latency_ms: { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max },
+  non_2xx: r.non2xx,
+  errors: r.errors + r.timeouts
+})
+
+/**
+ * `statusgrid bench api`: the API server in this process on the configured stores (embedded by
+ * default) with the default catalog; autocannon drives the read mix, then a write mix (an
+ * organization on the Pro plan creating and deleting maintenance windows with an Admin key).
+ */
+export const runApiBench = Effect.fn("bench.api")(function*(options: ApiBenchOptions) {
+  yield* Migrations.migratePostgres()
+  yield* Catalog.seedIfEmpty()
+  const sql = yield* SqlClient
+  const keys = (yield* sql<{ key: string }>`SELECT key FROM sources WHERE organization_id IS NULL ORDER BY key`).map((r) => r.key)
+  const { id } = yield* Organizations.use((o) => o.create({ name: "Bench", slug: `bench-${Date.now().toString(36)}`, plan: "pro" }))
+  const adminKey = yield* ApiKeys.use((k) => k.issue(id, "bench", "admin"))
+  const { address } = yield* HttpServer.HttpServer
+  const url = address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
+
+  const read = yield* Effect.promise(() =>
+    // The load comes from a worker thread, as it would from another machine, not from the server's event loop.
+    autocannon({ url, connections: options.connections, duration: options.durationS, workers: 1, requests: readMix(keys) })
+  )
+  const auth = { authorization: `Bearer ${adminKey}`, "content-type": "application/json" }
+  const window = JSON.stringify({
+    title: "Bench maintenance",
+    description: "written by statusgrid bench api",
+    starts_at: "2030-01-01T00:00:00Z",
+    ends_at: "2030-01-01T02:00:00Z"
+  })
+  const writes: Array<Request> = [
+    { method: "POST", path: "/api/v1/maintenance-windows", body: window, headers: auth },
+    { method: "GET", path: "/api/v1/maintenance-windows?limit=10", headers: auth }
+  ]
+  const write = yield* Effect.promise(() =>
+    autocannon({ url, connections: Math.max(1, Math.floor(options.connections / 4)), duration: options.durationS, workers: 1, requests: writes })
+  )
+  return {
+    bench: "api",
+    sources: keys.length,
+    connections: options.connections,
+    read_mix: summary(read, options.durationS),
+    write_mix: summary(write, options.durationS)
+  }
+})
+
+/** The API alone on 127.0.0.1 (no pollers: the benchmark measures the API's own throughput). */
+export const apiBenchServer = Layer.mergeAll(
+  HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }),
+  Organizations.layer,
+  ApiKeys.layer
+).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
