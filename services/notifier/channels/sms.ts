@@ -1,0 +1,72 @@
+import { Result } from "effect"
+import type { SendResult, Sender } from "../Sender.ts"
+import type { Message } from "../Sender.ts"
+import { failure, ok, sendHttp } from "./http.ts"
+import type { HttpOptions } from "./http.ts"
+import { settingsOf } from "./settings.ts"
+import { charLength, clip } from "./text.ts"
+
+/**
+ * SMS through Twilio's Messages API, one request per number. The body fits
+ * `max_length` characters with the link whole: the text is cut, never the link.
+ */
+
+export const defaultTwilioApiUrl = "https://api.twilio.com"
+
+/**
+ * The message's title and text on one line, cut with "…" so that
+ * text + " " + url is at most `maxLength` characters (code points). When the
+ * link alone does not fit, the link alone is sent (a cut link is useless).
+ */
+export const smsBody = (message: Message, maxLength: number): string => {
+  const text = `${message.title} ${message.text}`.replace(/\s+/g, " ").trim()
+  const room = maxLength - charLength(message.url) - 1
+  if (message.url === "") return clip(text, maxLength)
+  if (room < 1) return message.url
+  return `${clip(text, room)} ${message.url}`
+}
+
+const messagesUrl = (apiUrl: string, accountSid: string): string =>
+  `${apiUrl.replace(/\/+$/, "")}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}/Messages.json`
+
+/**
+ * All numbers' results as one: ok when every number is; otherwise the first
+ * failure's status, retryable when any failure is (the whole delivery is
+ * retried), the longest Retry-After, and every failed number in `error`.
+ */
+export const combineResults = (numbers: ReadonlyArray<string>, results: ReadonlyArray<SendResult>): SendResult => {
+  const failed = results.map((r, i) => ({ r, number: numbers[i]! })).filter(({ r }) => !r.ok)
+  if (failed.length === 0) return { ...ok, status: results[0]?.status ?? 0 }
+  const waits = failed.map(({ r }) => r.retryAfterMs).filter((ms) => ms !== undefined)
+  return failure(
+    failed[0]!.r.status,
+    failed.some(({ r }) => r.retryable),
+    failed.map(({ number, r }) => `${number}: ${r.error}`).join("; "),
+    waits.length === 0 ? undefined : Math.max(...waits)
+  )
+}
+
+export const makeSmsSender = (options: HttpOptions & { readonly apiUrl?: string } = {}): Sender =>
+async (destination, message, context) => {
+  const settings = settingsOf("sms", destination)
+  if (Result.isFailure(settings)) return settings.failure
+  const { account_sid, auth_token, from_number, max_length, phone_numbers } = settings.success
+  const body = smsBody(message, max_length)
+  const url = messagesUrl(options.apiUrl ?? defaultTwilioApiUrl, account_sid)
+  const authorization = `Basic ${Buffer.from(`${account_sid}:${auth_token}`).toString("base64")}`
+  const results = await Promise.all(phone_numbers.map((to) =>
+    sendHttp({
+      url,
+      method: "POST",
+      headers: {
+        authorization,
+        "content-type": "application/x-www-form-urlencoded",
+        // Per number, so each number's message has its own token across retries of the delivery.
+        "i-twilio-idempotency-token": `${context.idempotencyKey}:${to}`
+      },
+      body: new URLSearchParams({ To: to, From: from_number, Body: body }).toString(),
+      timeoutMs: context.timeoutMs
+    }, options)
+  ))
+  return combineResults(phone_numbers, results)
+}
