@@ -1,0 +1,76 @@
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import type { ChannelType } from "../domain/Channel.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
+import { type Claimed, Outbox, OutboxConfig, messageOf } from "./Outbox.ts"
+import type { Sender, SendResult } from "./Sender.ts"
+import { makeSenders } from "./senders.ts"
+
+/** One sender per channel type (services/notifier/senders.ts). */
+export class Senders extends Context.Service<Senders, Readonly<Record<ChannelType, Sender>>>()("statusgrid/notifier/Senders") {
+  /** The senders with the operator's SMTP server and provider endpoints (README, Configuration). */
+  static readonly layer = Layer.effect(
+    Senders,
+    Effect.gen(function*() {
+      const smtpUrl = yield* Config.option(Config.Redacted("SMTP_URL"))
+      const smtpFrom = yield* Config.option(Config.String("SMTP_FROM"))
+      const twilioApiUrl = yield* Config.option(Config.String("TWILIO_API_URL"))
+      const pagerdutyEventsUrl = yield* Config.option(Config.String("PAGERDUTY_EVENTS_URL"))
+      return makeSenders({
+        ...(Option.isSome(smtpUrl) ? { smtpUrl: Redacted.value(smtpUrl.value) } : {}),
+        ...(Option.isSome(smtpFrom) ? { smtpFrom: smtpFrom.value } : {}),
+        ...(Option.isSome(twilioApiUrl) ? { twilioApiUrl: twilioApiUrl.value } : {}),
+        ...(Option.isSome(pagerdutyEventsUrl) ? { pagerdutyEventsUrl: pagerdutyEventsUrl.value } : {})
+      })
+    }).pipe(Effect.orDie)
+  )
+}
+
+/** Attempts in flight at once per process. */
+const concurrency = 16
+const attemptTimeoutMs = 10_000
+
+const attempt = (senders: Readonly<Record<ChannelType, Sender>>, claimed: Claimed, publicUrl: string) =>
+  Effect.promise(async (): Promise<{ result: SendResult; ms: number }> => {
+    const started = performance.now()
+    if (claimed.destination === undefined) {
+      return { result: { ok: false, status: 0, retryable: false, error: claimed.unusable }, ms: 0 }
+    }
+    const message = messageOf(claimed.payload, claimed.event_type, `${publicUrl}/dashboard/${claimed.organization_slug}`)
+    try {
+      const result = await senders[claimed.destination.type](claimed.destination, message, {
+        idempotencyKey: claimed.idempotency_key,
+        timeoutMs: attemptTimeoutMs
+      })
+      return { result, ms: performance.now() - started }
+    } catch (error) {
+      // Senders never reject by contract; a bug in one is a failed attempt to retry, not a lost delivery.
+      return { result: { ok: false, status: 0, retryable: true, error: `sender failed: ${String(error)}` }, ms: performance.now() - started }
+    }
+  })
+
+/**
+ * The delivery worker: claims due deliveries from the outbox and sends each
+ * through its channel's sender, recording every attempt. Runs in every
+ * serving process; the outbox's SKIP LOCKED claims share the work, and a
+ * process killed mid-send leaves its claims to be retried after the lease,
+ * with the same idempotency key.
+ */
+export const layer = Layer.effectDiscard(Effect.gen(function*() {
+  const outbox = yield* Outbox
+  const senders = yield* Senders
+  const config = yield* Effect.orDie(OutboxConfig)
+  const round = Effect.gen(function*() {
+    const claimed = yield* outbox.claim
+    yield* Effect.forEach(claimed, (c) =>
+      attempt(senders, c, config.publicUrl).pipe(
+        Effect.flatMap(({ ms, result }) => outbox.record(c, result, ms))
+      ), { concurrency, discard: true })
+    if (claimed.length === 0) yield* Effect.sleep(config.pollMs)
+  }).pipe(Effect.catchCause((cause) => Effect.logWarning("delivery round failed", cause).pipe(Effect.andThen(Effect.sleep("1 second")))))
+  yield* round.pipe(Effect.forever, Effect.forkScoped)
+}))
+
+/** The worker with its outbox and senders, for a serving process (needs SqlClient). */
+export const serviceLayer = layer.pipe(
+  Layer.provide(Layer.mergeAll(Outbox.layer.pipe(Layer.provide(SecretBox.layer)), Senders.layer))
+)

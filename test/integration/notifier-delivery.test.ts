@@ -1,0 +1,106 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Context, Duration, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import { createHmac } from "node:crypto"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import * as Deliverer from "../../services/notifier/Deliverer.ts"
+import { Outbox } from "../../services/notifier/Outbox.ts"
+import { makeSenders } from "../../services/notifier/senders.ts"
+import { SecretBox } from "../../services/platform/SecretBox.ts"
+import { apiServer, call, newTenant } from "../support/api.ts"
+import { withConfig } from "../support/stores.ts"
+
+interface Received {
+  readonly headers: Http.IncomingHttpHeaders
+  readonly body: string
+  readonly answered: number
+}
+
+/** A webhook receiver that answers 500 to the first `failFirst` requests, then 200. */
+class Receiver extends Context.Service<Receiver, { url: string; received: Array<Received>; failFirst: { n: number } }>()("test/notifier/Receiver") {}
+
+const receiver = Layer.effect(Receiver, Effect.acquireRelease(
+  Effect.callback<{ url: string; received: Array<Received>; failFirst: { n: number }; server: Http.Server }>((resume) => {
+    const received: Array<Received> = []
+    const failFirst = { n: 0 }
+    const server = Http.createServer((req, res) => {
+      let body = ""
+      req.on("data", (c: Buffer) => (body += c.toString("utf8")))
+      req.on("end", () => {
+        const answered = received.length < failFirst.n ? 500 : 200
+        received.push({ headers: req.headers, body, answered })
+        res.writeHead(answered).end()
+      })
+    })
+    server.listen(0, "127.0.0.1", () =>
+      resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, failFirst, server })))
+  }),
+  ({ server }) => Effect.callback<void>((resume) => {
+    server.closeAllConnections()
+    server.close(() => resume(Effect.void))
+  })
+))
+
+const config = { NOTIFIER_POLL_MS: "50", NOTIFIER_BACKOFF_BASE_MS: "50", NOTIFIER_BACKOFF_MAX_MS: "400" }
+const worker = Deliverer.layer.pipe(
+  Layer.provide(Layer.mergeAll(
+    Outbox.layer.pipe(Layer.provide(SecretBox.layer)),
+    Layer.succeed(Deliverer.Senders, makeSenders({}))
+  )),
+  Layer.provide(withConfig({ DATA_DIR: "/tmp/statusgrid-api-test", ...config }))
+)
+
+const eventually = <A, R>(ms: number, check: Effect.Effect<A | undefined, unknown, R>) =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    for (;;) {
+      const value = yield* check
+      if (value !== undefined) return value
+      if (Date.now() - started > ms) return yield* Effect.die(new Error(`not within ${ms} ms`))
+      yield* Effect.sleep(Duration.millis(50))
+    }
+  })
+
+describe("notifier: the outbox delivers", () => {
+  layer(Layer.mergeAll(worker, receiver).pipe(Layer.provideMerge(apiServer(config))), { timeout: 60_000, excludeTestServices: true })(
+    "a signed webhook test send",
+    (it) => {
+      it.effect("a receiver failing 3 times then succeeding gets one successful delivery, every attempt recorded, one idempotency key", () =>
+        Effect.gen(function*() {
+          const hook = yield* Receiver
+          hook.failFirst.n = 3
+          const tenant = yield* newTenant("pro")
+          const created = yield* call("POST", "/channels", {
+            key: tenant.keys.admin,
+            body: { type: "webhook", name: "Receiver", settings: { url: hook.url } }
+          })
+          assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+          const secret = created.body.signing_secret as string
+          const sent = yield* call("POST", `/channels/${created.body.id}/test`, { key: tenant.keys.member })
+          assert.strictEqual(sent.status, 202)
+
+          const sql = yield* SqlClient
+          const delivery = yield* eventually(20_000, sql<{ status: string; attempts: number; last_error: string | null }>`
+            SELECT status, attempts, last_error FROM deliveries WHERE id = ${sent.body.id}::uuid AND status = 'delivered'`
+            .pipe(Effect.map((rows) => rows[0])))
+          assert.deepStrictEqual(delivery, { status: "delivered", attempts: 4, last_error: null })
+          const attempts = yield* sql<{ http_status: number | null }>`
+            SELECT http_status FROM delivery_attempts WHERE delivery_id = ${sent.body.id}::uuid ORDER BY attempted_at, id`
+          assert.deepStrictEqual(attempts.map((a) => a.http_status), [500, 500, 500, 200])
+
+          assert.deepStrictEqual(hook.received.map((r) => r.answered), [500, 500, 500, 200])
+          // Every copy carries the same id, so the receiver can drop repeats; each is signed over its exact bytes.
+          assert.strictEqual(new Set(hook.received.map((r) => r.headers["webhook-id"])).size, 1)
+          for (const r of hook.received) {
+            const expected = createHmac("sha256", secret).update(r.body).digest("hex")
+            assert.strictEqual(r.headers["x-service-signature"], expected)
+            assert.strictEqual(JSON.parse(r.body).event, "test")
+          }
+          const center = yield* call("GET", "/deliveries", { key: tenant.keys.viewer })
+          assert.strictEqual(center.body.data[0].status, "delivered")
+          assert.strictEqual(center.body.data[0].attempts, 4)
+        }))
+    }
+  )
+})
