@@ -3,12 +3,13 @@ import type { Sharding } from "effect/cluster"
 import * as Http from "../api/Http.ts"
 import { Health } from "../platform/Health.ts"
 import { version } from "../platform/Version.ts"
+import * as Consumer from "../notifier/Consumer.ts"
 import * as Deliverer from "../notifier/Deliverer.ts"
 import * as Poller from "../poller/Poller.ts"
 
 /**
- * What a serving process runs until stopped: the pollers on `cluster`, the delivery worker of the
- * notification outbox, and the HTTP server, which gets the pollers' ShardReloads so that API edits
+ * What a serving process runs until stopped: the pollers on `cluster`, the notifier (events matched
+ * against rules into the outbox, and the outbox's delivery worker), and the HTTP server, which gets the pollers' ShardReloads so that API edits
  * reach their shard at once.
  */
 export const serve = <E, R>(cluster: Layer.Layer<Sharding.Sharding, E, R>) =>
@@ -17,5 +18,6 @@ export const serve = <E, R>(cluster: Layer.Layer<Sharding.Sharding, E, R>) =>
       Layer.provide(Health.layer(version)),
       Layer.provideMerge(Poller.layer.pipe(Layer.provide(cluster)))
     ),
-    Deliverer.serviceLayer
+    Deliverer.serviceLayer,
+    Consumer.layer
   ))

@@ -1,0 +1,139 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { assert, describe, layer } from "@effect/vitest"
+import { Context, Duration, Effect, Layer } from "effect"
+import { SingleRunner } from "effect/cluster"
+import { Digest } from "effect/crypto"
+import { HttpRouter, HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql/SqlClient"
+import { createHmac } from "node:crypto"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
+import * as Consumer from "../../services/notifier/Consumer.ts"
+import * as Deliverer from "../../services/notifier/Deliverer.ts"
+import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
+import { Organizations } from "../../services/orgs/Organizations.ts"
+import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
+import { ClickHouse } from "../../services/platform/ClickHouse.ts"
+import * as Migrations from "../../services/platform/Migrations.ts"
+import * as Postgres from "../../services/platform/Postgres.ts"
+import * as Poller from "../../services/poller/Poller.ts"
+import { ShardReloads } from "../../services/poller/ShardReloads.ts"
+import * as Simulator from "../../services/simulator/Server.ts"
+import { ApiBase, call, newTenant } from "../support/api.ts"
+import { freshDatabase, tempDir, withConfig } from "../support/stores.ts"
+
+class Sim extends Context.Service<Sim, Simulator.Simulator>()("test/notifier-e2e/Sim") {}
+class Hook extends Context.Service<Hook, { url: string; received: Array<{ headers: Http.IncomingHttpHeaders; body: string }> }>()("test/notifier-e2e/Hook") {}
+
+const hook = Layer.effect(Hook, Effect.acquireRelease(
+  Effect.callback<{ url: string; received: Array<{ headers: Http.IncomingHttpHeaders; body: string }>; server: Http.Server }>((resume) => {
+    const received: Array<{ headers: Http.IncomingHttpHeaders; body: string }> = []
+    const server = Http.createServer((req, res) => {
+      let body = ""
+      req.on("data", (c: Buffer) => (body += c.toString("utf8")))
+      req.on("end", () => {
+        received.push({ headers: req.headers, body })
+        res.writeHead(200).end()
+      })
+    })
+    server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, server })))
+  }),
+  ({ server }) => Effect.callback<void>((resume) => {
+    server.closeAllConnections()
+    server.close(() => resume(Effect.void))
+  })
+))
+
+const apiBase = Layer.effect(ApiBase, Effect.gen(function*() {
+  const { address } = yield* HttpServer.HttpServer
+  return address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
+}))
+
+/** Everything of one process: stores (PostgreSQL server, chDB, in-process bus), poller, notifier, API. */
+const TestLayer = Layer.mergeAll(
+  Poller.layer.pipe(Layer.provide(SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer.provide(Digest.layerWebCrypto)))),
+  Consumer.layer,
+  Deliverer.serviceLayer,
+  Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBase).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
+  ),
+  Organizations.layer,
+  ApiKeys.layer,
+  Layer.effect(Sim, Simulator.make({ port: 0, host: "127.0.0.1", sources: 0 })),
+  hook
+).pipe(
+  Layer.provideMerge(Layer.effectDiscard(Effect.andThen(Migrations.migratePostgres(), Migrations.migrateClickHouse()))),
+  Layer.provideMerge(Layer.mergeAll(
+    Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
+    Layer.unwrap(Effect.map(tempDir("notifier-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
+    MemoryBus.layer
+  )),
+  Layer.provide(withConfig({
+    POLLER_SHARDS: "2",
+    POLLER_INTERVAL_OVERRIDE_S: "1",
+    POLLER_KEEPER_MS: "300",
+    POLLER_REFRESH_MS: "600000",
+    RESULTS_FLUSH_MS: "200",
+    NOTIFIER_POLL_MS: "50",
+    DATA_DIR: "/tmp/statusgrid-notifier-e2e-test"
+  }))
+)
+
+const eventually = <A, R>(ms: number, check: Effect.Effect<A | undefined, unknown, R>) =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    for (;;) {
+      const value = yield* check
+      if (value !== undefined) return value
+      if (Date.now() - started > ms) return yield* Effect.die(new Error(`not within ${ms} ms`))
+      yield* Effect.sleep(Duration.millis(100))
+    }
+  })
+
+describe("notifier end to end", () => {
+  layer(TestLayer, { timeout: 90_000, excludeTestServices: true })("simulator → poller → event stream → rules → outbox → webhook", (it) => {
+    it.effect("an upstream flip reaches a webhook receiver once, signed, with previous and current status", () =>
+      Effect.gen(function*() {
+        const sim = yield* Sim
+        const sql = yield* SqlClient
+        const receiver = yield* Hook
+        const page = sim.state.add({ key: "notify-flip", name: "Notify Flip", provider: "statuspage_io", components: 3, groups: 0 })
+        yield* sql`INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
+          VALUES ('notify-flip', 'Notify Flip', 'catalog', 'statuspage_io', ${page.baseUrl}, 'critical', 30)`
+        yield* ShardReloads.use((r) => r.sources(["notify-flip"]))
+        const target = page.components.find((c) => !c.is_group)!
+        const componentId = yield* eventually(10_000, sql<{ id: string }>`
+          SELECT id FROM components WHERE external_id = ${target.id}`.pipe(Effect.map((rows) => rows[0]?.id)))
+
+        const tenant = yield* newTenant("pro")
+        const key = tenant.keys.admin
+        const stack = yield* call("POST", "/stacks", { key, body: { name: "Checkout" } })
+        assert.strictEqual(stack.status, 201)
+        assert.strictEqual((yield* call("POST", `/stacks/${stack.body.id}/items`, { key, body: { kind: "component", component_id: componentId } })).status, 201)
+        const channel = yield* call("POST", "/channels", { key, body: { type: "webhook", name: "Ops", settings: { url: receiver.url } } })
+        assert.strictEqual(channel.status, 201)
+        const body = { name: "Critical components", triggers: ["component.critical"], channel_ids: [channel.body.id] }
+        assert.strictEqual((yield* call("POST", "/rules", { key, body })).status, 201)
+        // A second rule to the same channel: one delivery, not two.
+        assert.strictEqual((yield* call("POST", "/rules", { key, body: { ...body, name: "Also critical" } })).status, 201)
+
+        sim.state.openIncident(page.key, { title: "Checkout down", impact: "critical", components: [target.id], component_status: "critical" })
+        const delivered = yield* eventually(15_000, Effect.sync(() => (receiver.received.length > 0 ? receiver.received : undefined)))
+        yield* Effect.sleep("1500 millis")
+        assert.strictEqual(delivered.length, 1)
+        const [only] = delivered
+        const sent = JSON.parse(only!.body)
+        assert.strictEqual(sent.event, "component.status_changed")
+        assert.deepStrictEqual(sent.stack, { id: stack.body.id, name: "Checkout", slug: stack.body.slug })
+        assert.deepStrictEqual(
+          [sent.component.id, sent.component.name, sent.component.previous_status, sent.component.current_status],
+          [componentId, target.name, "operational", "critical"]
+        )
+        assert.isString(sent.incident.id)
+        assert.strictEqual(only!.headers["x-service-signature"], createHmac("sha256", channel.body.signing_secret).update(only!.body).digest("hex"))
+        const center = yield* call("GET", "/deliveries", { key: tenant.keys.viewer })
+        assert.deepStrictEqual(center.body.data.map((d: { status: string }) => d.status), ["delivered"])
+      }))
+  })
+})
