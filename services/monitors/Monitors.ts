@@ -12,6 +12,7 @@ import { SecretBox } from "../platform/SecretBox.ts"
 import { MonitorAgents } from "../poller/MonitorAgents.ts"
 import { ShardReloads } from "../poller/ShardReloads.ts"
 import { checkUrlTarget, type TargetRefused } from "./AddressGuard.ts"
+import { headersOf, intArray, type MonitorSettingsRow, settingsOfRow } from "./MonitorRow.ts"
 import { type FieldIssue, MonitorInvalid, type MonitorSettings, validateMonitor } from "./Validate.ts"
 
 export class MonitorNotFound extends Schema.TaggedError<MonitorNotFound>()("MonitorNotFound", {
@@ -32,26 +33,10 @@ export interface MonitorPage {
 }
 
 /** A row of `monitors` as the API reads it (never the credentials). */
-interface MonitorRow {
+interface MonitorRow extends MonitorSettingsRow {
   readonly id: string
   readonly organization_id: string
-  readonly name: string
-  readonly url: string
-  readonly check_type: MonitorSettings["check_type"]
-  readonly method: MonitorSettings["method"]
-  readonly interval_s: number
-  readonly alert_threshold: number
-  readonly timeout_ms: number
-  readonly expected_status: string
-  readonly headers: unknown
   readonly auth_type: AuthType
-  readonly body: string | null
-  readonly keyword: string | null
-  readonly keyword_mode: MonitorSettings["keyword_mode"]
-  readonly degraded_after_ms: number | null
-  readonly ssl_expiry_days: ReadonlyArray<number> | string
-  readonly follow_redirects: boolean
-  readonly tls_verify: boolean
   readonly state: MonitorState
   readonly consecutive_failures: number
   readonly last_checked_at: Date | string | null
@@ -78,12 +63,6 @@ const columns = `t.id, t.organization_id, t.name, t.url, t.check_type, t.method,
 const utc = (value: Date | string): DateTime.Utc => DateTime.fromDateUnsafe(value instanceof Date ? value : new Date(value))
 const utcOrNull = (value: Date | string | null): DateTime.Utc | null => value === null ? null : utc(value)
 
-/** PostgreSQL arrays may arrive as text ("{30,14}") depending on the driver. */
-const intArray = (value: ReadonlyArray<number> | string): Array<number> =>
-  typeof value === "string" ? value.replace(/[{}]/g, "").split(",").filter((s) => s !== "").map(Number) : value.map(Number)
-
-const headersOf = (value: unknown): Record<string, string> =>
-  (typeof value === "string" ? JSON.parse(value) : value) as Record<string, string>
 
 export const toMonitorRecord = (row: MonitorRow): MonitorRecord => ({
   id: row.id,
@@ -129,28 +108,10 @@ const authPlaceholder = (type: AuthType): MonitorAuth | undefined =>
     ? { type: "bearer", token: "stored" }
     : undefined
 
-/** A stored monitor's settings as a create body, to merge a patch into. */
+/** A stored monitor's settings as a create body, to merge a patch into (pausing has its own endpoints). */
 const storedInput = (row: MonitorRow): Record<string, unknown> => {
-  const auth = authPlaceholder(row.auth_type)
-  return {
-    name: row.name,
-    url: row.url,
-    check_type: row.check_type,
-    interval: row.interval_s,
-    alert_threshold: row.alert_threshold,
-    timeout: row.timeout_ms,
-    expected_status: row.expected_status,
-    method: row.method,
-    headers: headersOf(row.headers),
-    ...(auth !== undefined ? { auth } : {}),
-    ...(row.body !== null ? { body: row.body } : {}),
-    ...(row.keyword !== null ? { keyword: row.keyword } : {}),
-    keyword_mode: row.keyword_mode,
-    ...(row.degraded_after_ms !== null ? { degraded_after_ms: row.degraded_after_ms } : {}),
-    ssl_expiry_days: intArray(row.ssl_expiry_days),
-    follow_redirects: row.follow_redirects,
-    tls_verify: row.tls_verify
-  }
+  const { paused: _paused, ...settings } = settingsOfRow(row, authPlaceholder(row.auth_type))
+  return settings
 }
 
 /**

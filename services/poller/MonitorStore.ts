@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { MonitorAuth } from "../domain/Monitor.ts"
 import type { MonitorCheckState, NextState } from "../monitors/MonitorState.ts"
+import { type MonitorSettingsRow, settingsOfRow } from "../monitors/MonitorRow.ts"
 import type { MonitorSettings } from "../monitors/Validate.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { shardExpr } from "./SourceStore.ts"
@@ -26,27 +27,11 @@ export interface MonitorCheckSave {
   readonly tls_issuer: string | null
 }
 
-interface MonitorRow {
+interface MonitorRow extends MonitorSettingsRow {
   readonly id: string
   readonly organization_id: string
-  readonly name: string
-  readonly url: string
-  readonly check_type: "http" | "https"
-  readonly method: MonitorSettings["method"]
-  readonly interval_s: number
-  readonly alert_threshold: number
-  readonly timeout_ms: number
-  readonly expected_status: string
-  readonly headers: unknown
   readonly auth_type: "none" | "basic" | "bearer"
   readonly auth_secret: Uint8Array | null
-  readonly body: string | null
-  readonly keyword: string | null
-  readonly keyword_mode: "contains" | "absent"
-  readonly degraded_after_ms: number | null
-  readonly ssl_expiry_days: ReadonlyArray<number> | string
-  readonly follow_redirects: boolean
-  readonly tls_verify: boolean
   readonly state: MonitorCheckState["state"]
   readonly consecutive_failures: number
   readonly ssl_notified_days: number | null
@@ -59,9 +44,6 @@ interface MonitorRow {
 const iso = (value: Date | string | null): string | null =>
   value === null ? null : value instanceof Date ? value.toISOString() : new Date(value).toISOString()
 
-/** PostgreSQL arrays may arrive as text ("{30,14}") depending on the driver. */
-const intArray = (value: ReadonlyArray<number> | string): Array<number> =>
-  typeof value === "string" ? value.replace(/[{}]/g, "").split(",").filter((s) => s !== "").map(Number) : value.map(Number)
 
 const decodeAuth = Schema.decodeUnknownEffect(Schema.fromJsonString(MonitorAuth))
 
@@ -90,26 +72,8 @@ export class MonitorStore extends Context.Service<MonitorStore, {
             Effect.flatMap((json) => decodeAuth(json)),
             Effect.mapError((e) => new Error(`monitor ${row.id}: stored credentials unreadable: ${e.message}`))
           )
-          const settings: MonitorSettings = {
-            name: row.name,
-            url: row.url,
-            check_type: row.check_type,
-            interval: row.interval_s,
-            alert_threshold: row.alert_threshold,
-            timeout: row.timeout_ms,
-            expected_status: row.expected_status,
-            method: row.method,
-            headers: (typeof row.headers === "string" ? JSON.parse(row.headers) : row.headers) as Record<string, string>,
-            ...(auth ? { auth } : {}),
-            ...(row.body !== null ? { body: row.body } : {}),
-            ...(row.keyword !== null ? { keyword: row.keyword } : {}),
-            keyword_mode: row.keyword_mode,
-            ...(row.degraded_after_ms !== null ? { degraded_after_ms: row.degraded_after_ms } : {}),
-            ssl_expiry_days: intArray(row.ssl_expiry_days).toSorted((a, b) => b - a),
-            follow_redirects: row.follow_redirects,
-            tls_verify: row.tls_verify,
-            paused: false
-          }
+          // Loaded monitors are never paused (the query leaves those out).
+          const settings = settingsOfRow(row, auth)
           return {
             id: row.id,
             organization_id: row.organization_id,
