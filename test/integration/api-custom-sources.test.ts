@@ -3,7 +3,7 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { ShardReloads } from "../../services/poller/ShardReloads.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
-import { apiServer, call, newTenant, type Tenant } from "../support/api.ts"
+import { apiServer, auditOf, type AuditRow, call, newTenant, type Tenant } from "../support/api.ts"
 
 class Sim extends Context.Service<Sim, Simulator.Simulator>()("test/api-custom-sources/Sim") {}
 const simLayer = Layer.effect(Sim, Simulator.make({ port: 0, host: "127.0.0.1", sources: 0 }))
@@ -16,22 +16,6 @@ const countSources = (orgId: string) =>
     const sql = yield* SqlClient
     const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM sources WHERE organization_id = ${orgId}::uuid`
     return row!.n
-  })
-
-interface AuditRow {
-  readonly action: string
-  readonly entity_type: string
-  readonly entity_id: string
-  readonly before: Record<string, unknown> | null
-  readonly after: Record<string, unknown> | null
-}
-
-const auditOf = (orgId: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    return yield* sql<AuditRow>`
-      SELECT action, entity_type, entity_id, before, after FROM audit_log
-      WHERE organization_id = ${orgId}::uuid ORDER BY created_at, id`
   })
 
 const createManual = (tenant: Tenant, body: Record<string, unknown> = {}) =>

@@ -2,7 +2,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { Role } from "../../services/domain/Organization.ts"
-import { apiServer, call, newTenant, type Tenant } from "../support/api.ts"
+import { apiServer, auditOf, call, newTenant, type Tenant } from "../support/api.ts"
 
 const roles: ReadonlyArray<Role> = ["admin", "member", "viewer"]
 const markup = "<img src=x onerror=alert(1)>'; DELETE FROM maintenance_windows;-- \\ %"
@@ -24,14 +24,6 @@ const windowsOf = (orgId: string) =>
         (SELECT md5(string_agg(concat_ws('|', id, title, description, stack_id, starts_at, ends_at), ',' ORDER BY id))
            FROM maintenance_windows WHERE organization_id = ${orgId}::uuid) AS digest`
     return row!
-  })
-
-const auditOf = (orgId: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    return yield* sql<{ action: string; entity_type: string; entity_id: string; before: unknown; after: unknown }>`
-      SELECT action, entity_type, entity_id, before, after FROM audit_log
-      WHERE organization_id = ${orgId}::uuid AND entity_type = 'maintenance_window' ORDER BY created_at, id`
   })
 
 const createWindow = (tenant: Tenant, body: Record<string, unknown> = {}) =>
@@ -313,7 +305,7 @@ describe("maintenance windows API", () => {
         assert.strictEqual((yield* call("DELETE", `/maintenance-windows/${win.id}`, { key: tenant.keys.admin })).status, 204)
         assert.strictEqual((yield* call("DELETE", `/maintenance-windows/${win.id}`, { key: tenant.keys.admin })).status, 404)
 
-        const entries = yield* auditOf(tenant.id)
+        const entries = yield* auditOf(tenant.id, "maintenance_window")
         const first = { id: win.id, title: "Audited window", description: "", stack_id: stackId, starts_at: starts, ends_at: ends }
         const second = { ...first, title: "Renamed", stack_id: null }
         assert.deepStrictEqual(entries.map((e) => ({ ...e })), [

@@ -2,7 +2,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { ShardReloads } from "../../services/poller/ShardReloads.ts"
-import { apiServer, call, newTenant, type Tenant } from "../support/api.ts"
+import { apiServer, auditOf, type AuditRow, call, newTenant, type Tenant } from "../support/api.ts"
 
 /** What the API told the poller: ShardReloads as a runner with the poller provides it, recording the calls. */
 const reloaded: Array<string> = []
@@ -22,22 +22,6 @@ const countMonitors = (orgId: string) =>
     const sql = yield* SqlClient
     const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM monitors WHERE organization_id = ${orgId}::uuid`
     return row!.n
-  })
-
-interface AuditRow {
-  readonly action: string
-  readonly entity_type: string
-  readonly entity_id: string
-  readonly before: Record<string, unknown> | null
-  readonly after: Record<string, unknown> | null
-}
-
-const auditOf = (orgId: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    return yield* sql<AuditRow>`
-      SELECT action, entity_type, entity_id, before, after FROM audit_log
-      WHERE organization_id = ${orgId}::uuid ORDER BY created_at, id`
   })
 
 const createMonitor = (tenant: Tenant, body: Record<string, unknown> = {}) =>

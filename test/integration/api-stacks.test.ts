@@ -2,7 +2,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { Role } from "../../services/domain/Organization.ts"
-import { apiServer, call, newTenant, type Tenant } from "../support/api.ts"
+import { apiServer, auditOf, type AuditRow, call, newTenant, type Tenant } from "../support/api.ts"
 
 const roles: ReadonlyArray<Role> = ["admin", "member", "viewer"]
 const markup = "<script>alert('x')</script>\"; DROP TABLE stacks;-- %s {{x}} & ü"
@@ -63,21 +63,6 @@ const counts = (orgId: string) =>
         (SELECT count(*)::int FROM stack_items i JOIN stacks s ON s.id = i.stack_id WHERE s.organization_id = ${orgId}::uuid) AS items,
         (SELECT count(*)::int FROM audit_log WHERE organization_id = ${orgId}::uuid) AS audit`
     return row!
-  })
-
-interface AuditRow {
-  readonly action: string
-  readonly entity_type: string
-  readonly entity_id: string
-  readonly before: Record<string, unknown> | null
-  readonly after: Record<string, unknown> | null
-}
-
-const auditOf = (orgId: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    return yield* sql<AuditRow>`
-      SELECT action, entity_type, entity_id, before, after FROM audit_log WHERE organization_id = ${orgId}::uuid ORDER BY created_at, id`
   })
 
 const createStack = (tenant: Tenant, body: Record<string, unknown> = { name: `Stack ${tag()}` }) =>

@@ -1,6 +1,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql/SqlClient"
 import { createServer } from "node:http"
 import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import type { PlanId, Role } from "../../services/domain/Organization.ts"
@@ -93,4 +94,22 @@ export const newTenant = (plan: PlanId = "free") =>
     const member = yield* keys.issue(id, "member key", "member")
     const viewer = yield* keys.issue(id, "viewer key", "viewer")
     return { id, slug, keys: { admin, member, viewer } } satisfies Tenant
+  })
+
+export interface AuditRow {
+  readonly action: string
+  readonly entity_type: string
+  readonly entity_id: string
+  readonly before: Record<string, unknown> | null
+  readonly after: Record<string, unknown> | null
+}
+
+/** An organization's audit log as stored, oldest first; only one entity type when given. */
+export const auditOf = (orgId: string, entityType?: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    return yield* sql<AuditRow>`
+      SELECT action, entity_type, entity_id, before, after FROM audit_log
+      WHERE organization_id = ${orgId}::uuid AND (${entityType ?? null}::text IS NULL OR entity_type = ${entityType ?? null})
+      ORDER BY created_at, id`
   })
