@@ -8,6 +8,7 @@ import { maxFilterKeys, maxLimit, maxSearchLength } from "../domain/api/Sources.
 import { CategoryId } from "../domain/Source.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
 import { CustomSourcesHttp } from "./CustomSources/http.ts"
+import { AlertsHttp } from "./Alerts/http.ts"
 import { MaintenanceHttp } from "./Maintenance/http.ts"
 import { MembersHttp } from "./Members/http.ts"
 import { MonitorsHttp } from "./Monitors/http.ts"
@@ -126,7 +127,8 @@ const groups = Layer.mergeAll(
   MonitorsHttp,
   CustomSourcesHttp,
   MaintenanceHttp,
-  NotificationsHttp
+  NotificationsHttp,
+  AlertsHttp
 ).pipe(
   Layer.provide(OrgAuthLive),
   Layer.provide(Layer.mergeAll(ApiKeys.layer, RateLimiter.layer)),

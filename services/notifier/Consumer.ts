@@ -1,38 +1,104 @@
-import { Effect, Layer } from "effect"
-import type { StatusEvent } from "../domain/Event.ts"
+import { Config, Effect, Layer } from "effect"
+import type { StreamEvent } from "../domain/Event.ts"
 import { Bus } from "../platform/Bus.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
 import { RedisKeys } from "../poller/Publisher.ts"
-import { enqueueComponentChange } from "./Matcher.ts"
+import { escalateDue, flushDueGroups, type LinkContext } from "./AlertStore.ts"
+import { enqueueEvent } from "./Matcher.ts"
+import { Wakeup } from "./Wakeup.ts"
 
 /** The consumer group of the event stream; every process reads as the one consumer of that name. */
 export const group = "notifier"
 const consumer = "notifier"
 
-/** One stream entry into the outbox; events without rule triggers yet (monitor, incident) are skipped. */
-const handle = (fields: Readonly<Record<string, string>>) =>
-  Effect.gen(function*() {
-    if (fields["type"] !== "component.status_changed" || fields["payload"] === undefined) return
-    yield* enqueueComponentChange(JSON.parse(fields["payload"]) as StatusEvent)
-  })
+/** What signs acknowledgment links (services/orgs/Alerts.ts checks them). */
+export const ackPurpose = "alert-ack"
+
+export const ConsumerConfig = Config.all({
+  /** Events of different sources or monitors handled at once (each in its own transaction). */
+  concurrency: Config.Int("NOTIFIER_CONCURRENCY").pipe(Config.withDefault(8)),
+  publicUrl: Config.String("PUBLIC_URL").pipe(Config.withDefault("http://localhost:8080")),
+  /** How often grouping windows and escalation steps are checked. */
+  timerMs: Config.Int("NOTIFIER_TIMER_MS").pipe(Config.withDefault(500))
+})
+
+/** A stream entry's event, or undefined for one that is not an event (logged and skipped, never retried forever). */
+const eventOf = (fields: Readonly<Record<string, string>>): StreamEvent | undefined => {
+  try {
+    const event = JSON.parse(fields["payload"] ?? "null") as StreamEvent | null
+    return typeof event === "object" && event !== null && typeof event.id === "string" ? event : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Events of one subject's source (or monitor) are handled in order; different ones at once. */
+const partitionOf = (event: StreamEvent): string => ("monitor" in event ? `m:${event.monitor.id}` : `s:${event.source.key}`)
+
+const linkContext = Effect.gen(function*() {
+  const box = yield* SecretBox
+  const config = yield* Effect.orDie(ConsumerConfig)
+  const context: LinkContext = { publicUrl: config.publicUrl, ackToken: (id) => box.sign(ackPurpose, id) }
+  return { context, config }
+})
 
 /**
  * Reads the event stream through a consumer group and turns matching events
- * into outbox rows, acknowledging each entry only after its rows are written
- * (at least once). Entries read but not acknowledged (a crash, a database
- * error) are read again first on every round; a second handling writes
- * nothing new, as deliveries are keyed by event and channel. All processes
- * read as one consumer, so a process that dies leaves no entries behind.
+ * into alerts and outbox rows (services/notifier/Matcher.ts), events of
+ * different sources or monitors at once, each subject's in order, and
+ * acknowledges a batch only after its rows are written (at least once). Entries read
+ * but not acknowledged (a crash, a database error) are read again first on
+ * every round; a second handling writes nothing new, as deliveries are keyed
+ * by event and channel and the cooldown has recorded the first. All
+ * processes read as one consumer, so a process that dies leaves no entries
+ * behind. The group is created once at the stream's end; after that its
+ * position is kept by the bus (Redis), so events written while no notifier
+ * runs are read when one starts.
  */
-export const layer = Layer.effectDiscard(Effect.gen(function*() {
+const consumerLoop = Layer.effectDiscard(Effect.gen(function*() {
   const bus = yield* Bus
+  const wakeup = yield* Wakeup
+  const { config, context } = yield* linkContext
   yield* bus.xgroupCreate(RedisKeys.events, group, "$")
   const round = Effect.gen(function*() {
-    const pending = yield* bus.xreadgroup(RedisKeys.events, group, consumer, { count: 100, blockMs: 0, pending: true })
-    const entries = pending.length > 0 ? pending : yield* bus.xreadgroup(RedisKeys.events, group, consumer, { count: 100, blockMs: 1000 })
+    const pending = yield* bus.xreadgroup(RedisKeys.events, group, consumer, { count: 200, blockMs: 0, pending: true })
+    const entries = pending.length > 0 ? pending : yield* bus.xreadgroup(RedisKeys.events, group, consumer, { count: 200, blockMs: 1000 })
+    const partitions = new Map<string, Array<StreamEvent>>()
     for (const entry of entries) {
-      yield* handle(entry.fields)
-      yield* bus.xack(RedisKeys.events, group, [entry.id])
+      const event = eventOf(entry.fields)
+      if (event === undefined) {
+        yield* Effect.logWarning("skipping a stream entry that is not an event").pipe(Effect.annotateLogs({ entry: entry.id }))
+        continue
+      }
+      const key = partitionOf(event)
+      partitions.set(key, [...(partitions.get(key) ?? []), event])
     }
+    yield* Effect.forEach(partitions.values(), (events) =>
+      Effect.forEach(events, (event) =>
+        enqueueEvent(event, context).pipe(
+          Effect.tap((outcomes) => (outcomes.includes("alert") ? wakeup.wake : Effect.void))
+        )), { concurrency: config.concurrency, discard: true })
+    if (entries.length > 0) yield* bus.xack(RedisKeys.events, group, entries.map((e) => e.id))
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("event handling failed; retrying", cause).pipe(Effect.andThen(Effect.sleep("1 second")))))
   yield* round.pipe(Effect.forever, Effect.forkScoped)
 }))
+
+/**
+ * Closes due grouping windows and sends due escalation steps, every
+ * `NOTIFIER_TIMER_MS`; rows are claimed with SKIP LOCKED, so every process
+ * may run it.
+ */
+const timersLoop = Layer.effectDiscard(Effect.gen(function*() {
+  const { config, context } = yield* linkContext
+  const wakeup = yield* Wakeup
+  const round = Effect.gen(function*() {
+    const flushed = yield* flushDueGroups(context)
+    const escalated = yield* escalateDue()
+    if (flushed + escalated > 0) yield* wakeup.wake
+    yield* Effect.sleep(config.timerMs)
+  }).pipe(Effect.catchCause((cause) => Effect.logWarning("notifier timers failed; retrying", cause).pipe(Effect.andThen(Effect.sleep("1 second")))))
+  yield* round.pipe(Effect.forever, Effect.forkScoped)
+}))
+
+/** The rules engine of a serving process: the event consumer and the timers (needs SqlClient and Bus). */
+export const layer = Layer.mergeAll(consumerLoop, timersLoop).pipe(Layer.provide(Layer.mergeAll(SecretBox.layer, Wakeup.layer)))

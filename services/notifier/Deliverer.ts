@@ -1,6 +1,8 @@
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import type { ChannelType } from "../domain/Channel.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
+import { guardedAgent } from "./Egress.ts"
+import { Wakeup } from "./Wakeup.ts"
 import { type Claimed, Outbox, OutboxConfig, messageOf } from "./Outbox.ts"
 import type { Sender, SendResult } from "./Sender.ts"
 import { makeSenders } from "./senders.ts"
@@ -15,7 +17,9 @@ export class Senders extends Context.Service<Senders, Readonly<Record<ChannelTyp
       const smtpFrom = yield* Config.option(Config.String("SMTP_FROM"))
       const twilioApiUrl = yield* Config.option(Config.String("TWILIO_API_URL"))
       const pagerdutyEventsUrl = yield* Config.option(Config.String("PAGERDUTY_EVENTS_URL"))
+      const allowPrivate = yield* Config.Boolean("NOTIFIER_ALLOW_PRIVATE").pipe(Config.withDefault(false))
       return makeSenders({
+        ...(allowPrivate ? {} : { userDispatcher: guardedAgent() }),
         ...(Option.isSome(smtpUrl) ? { smtpUrl: Redacted.value(smtpUrl.value) } : {}),
         ...(Option.isSome(smtpFrom) ? { smtpFrom: smtpFrom.value } : {}),
         ...(Option.isSome(twilioApiUrl) ? { twilioApiUrl: twilioApiUrl.value } : {}),
@@ -35,7 +39,7 @@ const attempt = (senders: Readonly<Record<ChannelType, Sender>>, claimed: Claime
     if (claimed.destination === undefined) {
       return { result: { ok: false, status: 0, retryable: false, error: claimed.unusable }, ms: 0 }
     }
-    const message = messageOf(claimed.payload, claimed.event_type, `${publicUrl}/dashboard/${claimed.organization_slug}`)
+    const message = claimed.message ?? messageOf(claimed.payload, claimed.event_type, `${publicUrl}/dashboard/${claimed.organization_slug}`)
     try {
       const result = await senders[claimed.destination.type](claimed.destination, message, {
         idempotencyKey: claimed.idempotency_key,
@@ -59,18 +63,23 @@ export const layer = Layer.effectDiscard(Effect.gen(function*() {
   const outbox = yield* Outbox
   const senders = yield* Senders
   const config = yield* Effect.orDie(OutboxConfig)
+  const wakeup = yield* Wakeup
   const round = Effect.gen(function*() {
     const claimed = yield* outbox.claim
     yield* Effect.forEach(claimed, (c) =>
       attempt(senders, c, config.publicUrl).pipe(
         Effect.flatMap(({ ms, result }) => outbox.record(c, result, ms))
       ), { concurrency, discard: true })
-    if (claimed.length === 0) yield* Effect.sleep(config.pollMs)
+    if (claimed.length === 0) yield* wakeup.wait(config.pollMs)
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("delivery round failed", cause).pipe(Effect.andThen(Effect.sleep("1 second")))))
   yield* round.pipe(Effect.forever, Effect.forkScoped)
 }))
 
-/** The worker with its outbox and senders, for a serving process (needs SqlClient). */
+/**
+ * The worker with its outbox and senders, for a serving process (needs
+ * SqlClient). `Wakeup.layer` is the same value here and in Consumer.layer, so
+ * built together they share one instance: the consumer wakes this worker.
+ */
 export const serviceLayer = layer.pipe(
-  Layer.provide(Layer.mergeAll(Outbox.layer.pipe(Layer.provide(SecretBox.layer)), Senders.layer))
+  Layer.provide(Layer.mergeAll(Outbox.layer.pipe(Layer.provide(SecretBox.layer)), Senders.layer, Wakeup.layer))
 )

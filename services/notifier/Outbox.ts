@@ -25,6 +25,8 @@ export interface Claimed {
   readonly idempotency_key: string
   readonly attempts: number
   readonly payload: NotificationPayload
+  /** The words decided when the alert was made (rule template applied); null for test sends. */
+  readonly message: Message | null
   readonly destination: Destination | undefined
   /** Why there is no destination (disabled channel, unreadable secrets). */
   readonly unusable: string
@@ -82,6 +84,7 @@ export class Outbox extends Context.Service<Outbox, {
           idempotency_key: string
           attempts: number
           payload: NotificationPayload | string
+          message: Message | string | null
           type: ChannelType
           name: string
           enabled: boolean
@@ -99,7 +102,7 @@ export class Outbox extends Context.Service<Outbox, {
               next_attempt_at = now() + ${`${config.leaseMs} milliseconds`}::interval
           FROM due, channels c, organizations o
           WHERE d.id = due.id AND c.id = d.channel_id AND o.id = d.organization_id
-          RETURNING d.id, o.slug, d.event_type, d.idempotency_key, d.attempts, d.payload,
+          RETURNING d.id, o.slug, d.event_type, d.idempotency_key, d.attempts, d.payload, d.message,
             c.type, c.name, c.enabled, c.settings, c.secrets`.pipe(Effect.orDie)
         return yield* Effect.forEach(rows, (row) =>
           Effect.gen(function*() {
@@ -115,6 +118,7 @@ export class Outbox extends Context.Service<Outbox, {
               idempotency_key: row.idempotency_key,
               attempts: row.attempts,
               payload: typeof row.payload === "string" ? JSON.parse(row.payload) as NotificationPayload : row.payload,
+              message: typeof row.message === "string" ? JSON.parse(row.message) as Message : row.message,
               destination: usable
                 ? { type: row.type, name: row.name, settings: { ...settings, ...JSON.parse(secrets.success) } } as Destination
                 : undefined,

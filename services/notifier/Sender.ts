@@ -14,6 +14,8 @@ export interface Message {
   readonly level: "critical" | "degraded" | "info"
   /** The spec's webhook payload (event, timestamp, stack, component, incident). */
   readonly payload: NotificationPayload
+  /** Template values the payload does not hold (incident title and update count, duration), by placeholder name. */
+  readonly vars?: Readonly<Record<string, string>>
 }
 
 /** Where one delivery goes: the channel's full settings, secrets included (decrypted by the caller). */

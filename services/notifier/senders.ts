@@ -25,6 +25,12 @@ export interface SenderOptions {
   readonly pagerdutyEventsUrl?: string
   /** undici dispatcher for every HTTP channel (a test CA, a proxy). Default the global one. */
   readonly dispatcher?: HttpOptions["dispatcher"]
+  /**
+   * undici dispatcher for the URLs organizations choose (webhook, Slack,
+   * Discord, Teams), e.g. `guardedAgent()` of Egress.ts; default `dispatcher`.
+   * Twilio and PagerDuty endpoints are the operator's and use `dispatcher`.
+   */
+  readonly userDispatcher?: HttpOptions["dispatcher"]
   /** Clock for webhook timestamps and Retry-After dates. Default Date.now. */
   readonly now?: () => number
 }
@@ -49,6 +55,7 @@ export const makeSenders = (options: SenderOptions = {}): Readonly<Record<Channe
     ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
     ...(options.now === undefined ? {} : { now: options.now })
   }
+  const user: HttpOptions = options.userDispatcher === undefined ? http : { ...http, dispatcher: options.userDispatcher }
   const email = {
     ...(options.smtpUrl === undefined ? {} : { smtpUrl: options.smtpUrl }),
     ...(options.smtpFrom === undefined ? {} : { smtpFrom: options.smtpFrom }),
@@ -56,11 +63,11 @@ export const makeSenders = (options: SenderOptions = {}): Readonly<Record<Channe
   }
   return {
     email: guarded(makeEmailSender(email)),
-    slack: guarded(makeSlackSender(http)),
-    discord: guarded(makeDiscordSender(http)),
-    teams: guarded(makeTeamsSender(http)),
+    slack: guarded(makeSlackSender(user)),
+    discord: guarded(makeDiscordSender(user)),
+    teams: guarded(makeTeamsSender(user)),
     sms: guarded(makeSmsSender({ ...http, ...(options.twilioApiUrl === undefined ? {} : { apiUrl: options.twilioApiUrl }) })),
-    webhook: guarded(makeWebhookSender(http)),
+    webhook: guarded(makeWebhookSender(user)),
     pagerduty: guarded(makePagerDutySender({ ...http, ...(options.pagerdutyEventsUrl === undefined ? {} : { eventsUrl: options.pagerdutyEventsUrl }) }))
   }
 }

@@ -62,8 +62,8 @@ describe("templateVars", () => {
     expect(templateVars(broken).duration).toBe("")
   })
 
-  it("takes values the notifier adds as `vars`, ignoring non-strings and unknown names", () => {
-    const withVars = { ...message(), vars: { incident_title: "Checkout errors", incident_update_count: "3", duration: 5, other: "x" } }
+  it("takes values the notifier adds as `vars`, ignoring non-strings (stored JSON) and unknown names", () => {
+    const withVars = { ...message(), vars: { incident_title: "Checkout errors", incident_update_count: "3", duration: 5, other: "x" } as unknown as Record<string, string> }
     const vars = templateVars(withVars)
     expect(vars.incident_title).toBe("Checkout errors")
     expect(vars.incident_update_count).toBe("3")

@@ -1,5 +1,5 @@
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 
@@ -20,9 +20,22 @@ const tagBytes = 16
 export class SecretBox extends Context.Service<SecretBox, {
   seal(plaintext: string): Uint8Array
   open(sealed: Uint8Array): Effect.Effect<string, SecretBoxError>
+  /** A MAC of `data` for one purpose (signed links), base64url; keyed by a key derived from the secrets key. */
+  sign(purpose: string, data: string): string
+  /** Whether `signature` is `sign(purpose, data)`, compared in constant time. */
+  verify(purpose: string, data: string, signature: string): boolean
 }>()("statusgrid/platform/SecretBox") {
-  static readonly fromKey = (key: Uint8Array) =>
-    SecretBox.of({
+  static readonly fromKey = (key: Uint8Array) => {
+    // The encryption key is never used as a MAC key: each purpose gets its own derived key.
+    const macKey = (purpose: string) => createHmac("sha256", key).update(`statusgrid mac v1 ${purpose}`).digest()
+    const sign = (purpose: string, data: string) => createHmac("sha256", macKey(purpose)).update(data).digest("base64url")
+    return SecretBox.of({
+      sign,
+      verify: (purpose, data, signature) => {
+        const expected = Buffer.from(sign(purpose, data))
+        const given = Buffer.from(signature)
+        return expected.length === given.length && timingSafeEqual(expected, given)
+      },
       seal: (plaintext) => {
         const iv = randomBytes(ivBytes)
         const cipher = createCipheriv("aes-256-gcm", key, iv)
@@ -44,6 +57,7 @@ export class SecretBox extends Context.Service<SecretBox, {
             new SecretBoxError({ message: `cannot decrypt a stored secret (wrong SECRETS_KEY?): ${String(cause)}` })
         })
     })
+  }
 
   static readonly layer = Layer.effect(
     SecretBox,

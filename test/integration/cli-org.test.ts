@@ -26,7 +26,8 @@ describe("statusgrid org create", () => {
     assert.notStrictEqual(again.code, 0)
     assert.include(again.stdout + again.stderr, "the slug acme is taken")
 
-    const service = await startService(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }), 120_000)
+    // The test receiver listens on 127.0.0.1, which the notifier refuses unless told otherwise.
+    const service = await startService(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), NOTIFIER_ALLOW_PRIVATE: "true" }), 120_000)
     try {
       const response = await fetch(`${service.url}/api/v1/organization`, {
         headers: { authorization: `Bearer ${printed.admin_api_key}` }

@@ -5,6 +5,7 @@ import { createHmac } from "node:crypto"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Deliverer from "../../services/notifier/Deliverer.ts"
+import { Wakeup } from "../../services/notifier/Wakeup.ts"
 import { Outbox } from "../../services/notifier/Outbox.ts"
 import { makeSenders } from "../../services/notifier/senders.ts"
 import { SecretBox } from "../../services/platform/SecretBox.ts"
@@ -46,7 +47,8 @@ const config = { NOTIFIER_POLL_MS: "50", NOTIFIER_BACKOFF_BASE_MS: "50", NOTIFIE
 const worker = Deliverer.layer.pipe(
   Layer.provide(Layer.mergeAll(
     Outbox.layer.pipe(Layer.provide(SecretBox.layer)),
-    Layer.succeed(Deliverer.Senders, makeSenders({}))
+    Layer.succeed(Deliverer.Senders, makeSenders({})),
+    Wakeup.layer
   )),
   Layer.provide(withConfig({ DATA_DIR: "/tmp/statusgrid-api-test", ...config }))
 )

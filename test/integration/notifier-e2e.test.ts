@@ -76,6 +76,7 @@ const TestLayer = Layer.mergeAll(
     POLLER_REFRESH_MS: "600000",
     RESULTS_FLUSH_MS: "200",
     NOTIFIER_POLL_MS: "50",
+    NOTIFIER_ALLOW_PRIVATE: "true",
     DATA_DIR: "/tmp/statusgrid-notifier-e2e-test"
   }))
 )

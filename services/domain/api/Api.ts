@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { AlertLinksGroup, AlertsGroup } from "./Alerts.ts"
 import { ApiErrors } from "./Errors.ts"
 import { CustomSourcesGroup } from "./CustomSources.ts"
 import { MaintenanceGroup } from "./Maintenance.ts"
@@ -40,6 +41,8 @@ export class Api extends HttpApi.make("statusgrid")
   .add(CustomSourcesGroup)
   .add(MaintenanceGroup)
   .add(NotificationsGroup)
+  .add(AlertsGroup)
+  .add(AlertLinksGroup)
   .middleware(ApiErrors)
   // A body field the endpoint does not know is an error naming it, not silently dropped.
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })

@@ -1,6 +1,7 @@
 import { request } from "undici"
 import type { Dispatcher } from "undici"
 import { userAgent } from "../../adapters/Fetcher.ts"
+import { isPrivateAddressRefusal } from "../Egress.ts"
 import type { SendContext, SendResult } from "../Sender.ts"
 
 /**
@@ -119,7 +120,8 @@ export const sendHttp = async (req: HttpRequest, options: HttpOptions = {}): Pro
     return resultOfStatus(status, headerValue(answer.headers["retry-after"]), snippet, now())
   } catch (error) {
     if (signal.aborted) return failure(0, true, `timeout after ${req.timeoutMs} ms`)
-    return failure(0, true, describeError(error))
+    // The address guard's refusal (services/notifier/Egress.ts) will not change on a retry.
+    return failure(0, !isPrivateAddressRefusal(error), describeError(error))
   }
 }
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { componentTrigger } from "./Matcher.ts"
+import { componentTrigger } from "./Candidate.ts"
 
 describe("componentTrigger", () => {
   it("maps a component's new status to the rule trigger it fires", () => {

@@ -1,0 +1,65 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { AlertLevel } from "../Rule.ts"
+import { OrgAuth } from "./Auth.ts"
+import { Forbidden, NotFound } from "./Errors.ts"
+import { Page, PageQuery } from "./Paging.ts"
+
+const Uuid = Schema.String.annotate({ format: "uuid" })
+const Timestamp = Schema.String.annotate({ format: "date-time" })
+
+/**
+ * An alert: a rule's decision to notify about one subject (or about a stack's
+ * changes grouped in a window), sent to the rule's channels; with an
+ * escalation policy it goes on to the next steps until acknowledged.
+ */
+export const Alert = Schema.Struct({
+  id: Uuid,
+  rule_id: Schema.NullOr(Uuid),
+  trigger: Schema.String.annotate({ description: "The rule trigger (component.critical, monitor.down, ...) or group." }),
+  subject: Schema.String.annotate({ description: "component:<id>, monitor:<id>, incident:<source>:<id> or stack:<id> (a group)." }),
+  level: AlertLevel,
+  title: Schema.String,
+  created_at: Timestamp,
+  acknowledged_at: Schema.NullOr(Timestamp),
+  acknowledged_by: Schema.NullOr(Schema.String).annotate({
+    description: "user:<id>, api_key:<id>, link (the signed link in the message) or recovered (the subject recovered)."
+  }),
+  escalation_step: Schema.Int.annotate({ description: "Escalation steps sent so far." }),
+  next_escalation_at: Schema.NullOr(Timestamp)
+}).annotate({ identifier: "Alert" })
+export type Alert = typeof Alert.Type
+
+const IdParams = { id: Schema.String.check(Schema.isUUID(undefined, { message: "must be a UUID" })) }
+
+export const AlertQuery = {
+  ...PageQuery,
+  open: Schema.optional(Schema.Literals(["true", "false"]).annotate({ description: "true: only alerts still escalating." }))
+}
+
+/** The organization's alerts and their acknowledgment. */
+export class AlertsGroup extends HttpApiGroup.make("alerts")
+  .add(
+    HttpApiEndpoint.get("list", "/alerts", { query: AlertQuery, success: Page(Alert, "AlertList"), error: Forbidden })
+      .annotateMerge(OpenApi.annotations({ summary: "List alerts, oldest first" })),
+    HttpApiEndpoint.get("get", "/alerts/:id", { params: IdParams, success: Alert, error: [Forbidden, NotFound] })
+      .annotateMerge(OpenApi.annotations({ summary: "One alert" })),
+    HttpApiEndpoint.post("acknowledge", "/alerts/:id/acknowledge", { params: IdParams, success: Alert, error: [Forbidden, NotFound] })
+      .annotateMerge(OpenApi.annotations({ summary: "Acknowledge an alert: its escalation stops (Admin, Member)" }))
+  )
+  .middleware(OrgAuth)
+  .annotateMerge(OpenApi.annotations({ title: "Alerts", description: "Alerts sent by notification rules; acknowledging one stops its escalation." }))
+{}
+
+/** The signed acknowledgment link put in escalating alerts' messages: no API key, the token is the authority. */
+export class AlertLinksGroup extends HttpApiGroup.make("alertLinks")
+  .add(
+    HttpApiEndpoint.get("acknowledgeByLink", "/alerts/:id/ack", {
+      params: IdParams,
+      query: { token: Schema.String.annotate({ description: "The signature from the alert's message." }) },
+      success: Schema.Struct({ id: Uuid, acknowledged_at: Timestamp, acknowledged_by: Schema.String }).annotate({ identifier: "AlertAcknowledgment" }),
+      error: NotFound
+    }).annotateMerge(OpenApi.annotations({ summary: "Acknowledge an alert through the signed link of its message" }))
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Alert links" }))
+{}

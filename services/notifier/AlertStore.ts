@@ -1,0 +1,261 @@
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import type { NotificationPayload } from "../domain/Channel.ts"
+import type { AlertLevel } from "../domain/Rule.ts"
+import { links } from "./Compose.ts"
+import { escalationMessage, type GroupItem, groupMessage, withAckLink } from "./Compose.ts"
+import type { Message } from "./Sender.ts"
+
+/**
+ * The engine's records in PostgreSQL: alerts (with their deliveries,
+ * escalation and acknowledgment), and the grouping windows. Every function
+ * runs inside the caller's transaction when there is one.
+ */
+
+/** jsonb and arrays arrive parsed from the PostgreSQL server and as text from some drivers. */
+export const fromJson = <A>(value: unknown): A => (typeof value === "string" ? JSON.parse(value) as A : value as A)
+
+export interface EscalationStep {
+  readonly delay_s: number
+  readonly channel_ids: ReadonlyArray<string>
+}
+
+/** How to link back: the service's public URL, and the signer of acknowledgment links. */
+export interface LinkContext {
+  readonly publicUrl: string
+  readonly ackToken: (alertId: string) => string
+}
+
+export const ackUrl = (context: LinkContext, alertId: string): string =>
+  `${context.publicUrl.replace(/\/$/, "")}/api/v1/alerts/${alertId}/ack?token=${context.ackToken(alertId)}`
+
+export interface NewAlert {
+  readonly organization_id: string
+  readonly rule_id: string
+  readonly trigger: string
+  readonly subject: string
+  readonly level: AlertLevel
+  readonly payload: NotificationPayload
+  readonly message: Message
+  /** The event the alert is about, for the deliveries' record; null for a group. */
+  readonly event_id: string | null
+  /** `<key>:<channel id>` is each delivery's idempotency key: the same event to the same channel is sent once. */
+  readonly key: string
+  readonly channel_ids: ReadonlyArray<string>
+  readonly escalation: ReadonlyArray<EscalationStep> | null
+}
+
+/** Writes `deliveries` for an alert's message, one per channel; a key already used writes nothing. Returns how many were written. */
+const insertDeliveries = (
+  alert: { readonly id: string; readonly organization_id: string; readonly rule_id: string | null; readonly event_id: string | null; readonly trigger: string },
+  key: string,
+  channelIds: ReadonlyArray<string>,
+  payload: NotificationPayload,
+  message: Message
+) =>
+  Effect.gen(function*() {
+    if (channelIds.length === 0) return 0
+    const sql = yield* SqlClient
+    const rows = yield* sql<{ id: string }>`
+      INSERT INTO deliveries (organization_id, rule_id, channel_id, event_id, event_type, idempotency_key, payload, message, alert_id)
+      SELECT ${alert.organization_id}::uuid, ${alert.rule_id}::uuid, c.id, ${alert.event_id}, ${alert.trigger},
+        ${key} || ':' || c.id, ${JSON.stringify(payload)}::jsonb, ${JSON.stringify(message)}::jsonb, ${alert.id}::uuid
+      FROM channels c WHERE c.id IN ${sql.in(channelIds)} AND c.organization_id = ${alert.organization_id}::uuid
+      ON CONFLICT (idempotency_key) DO NOTHING
+      RETURNING id`
+    return rows.length
+  })
+
+/**
+ * Records an alert and queues its deliveries in the caller's transaction.
+ * With an escalation policy the message carries the acknowledgment link and
+ * the first step is scheduled. Returns the deliveries written.
+ */
+export const createAlert = (alert: NewAlert, context: LinkContext) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const id = crypto.randomUUID()
+    const escalation = alert.escalation ?? []
+    const message = escalation.length > 0 ? withAckLink(alert.message, ackUrl(context, id)) : alert.message
+    const firstDelay = escalation[0]?.delay_s ?? null
+    yield* sql`
+      INSERT INTO alerts (id, organization_id, rule_id, trigger, subject, level, payload, message, next_escalation_at)
+      VALUES (${id}::uuid, ${alert.organization_id}::uuid, ${alert.rule_id}::uuid, ${alert.trigger}, ${alert.subject}, ${alert.level},
+        ${JSON.stringify(alert.payload)}::jsonb, ${JSON.stringify(message)}::jsonb,
+        CASE WHEN ${firstDelay}::int IS NULL THEN NULL ELSE now() + make_interval(secs => ${firstDelay}::int) END)`
+    return yield* insertDeliveries({ ...alert, id }, alert.key, alert.channel_ids, alert.payload, message)
+  })
+
+/**
+ * The subject is back to normal: its alerts stop escalating (recorded as
+ * acknowledged by `recovered`). Returns how many stopped.
+ */
+export const stopEscalations = (organizationId: string, subject: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const rows = yield* sql<{ id: string }>`
+      UPDATE alerts SET acknowledged_at = now(), acknowledged_by = 'recovered', next_escalation_at = NULL
+      WHERE organization_id = ${organizationId}::uuid AND subject = ${subject} AND next_escalation_at IS NOT NULL
+      RETURNING id`
+    return rows.length
+  })
+
+/** Adds an alert to its rule's open window for the stack, opening one that closes in `windowS` seconds. */
+export const addToGroup = (
+  group: { readonly organization_id: string; readonly rule_id: string; readonly stack_id: string; readonly window_s: number },
+  item: GroupItem
+) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    yield* sql`
+      INSERT INTO alert_groups (organization_id, rule_id, stack_id, flush_at, items)
+      VALUES (${group.organization_id}::uuid, ${group.rule_id}::uuid, ${group.stack_id}::uuid,
+        now() + make_interval(secs => ${group.window_s}), jsonb_build_array(${JSON.stringify(item)}::jsonb))
+      ON CONFLICT (rule_id, stack_id) WHERE flushed_at IS NULL
+      DO UPDATE SET items = alert_groups.items || EXCLUDED.items`
+  })
+
+/** The channels a rule sends to now: enabled, of a type the plan allows, SMS within the month's allowance. */
+export const allowedChannels = (ruleId: string, among?: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const rows = yield* sql<{ id: string }>`
+      SELECT c.id FROM channels c
+      JOIN organizations o ON o.id = c.organization_id JOIN plans p ON p.id = o.plan_id
+      WHERE ${among === undefined ? sql`c.id IN (SELECT channel_id FROM rule_channels WHERE rule_id = ${ruleId}::uuid)` : among.length === 0 ? sql`false` : sql`c.id IN ${sql.in(among)}`}
+        AND c.organization_id = (SELECT organization_id FROM notification_rules WHERE id = ${ruleId}::uuid)
+        AND ${channelUsable(sql)}
+      ORDER BY c.id`
+    return rows.map((r) => r.id)
+  })
+
+/** The SQL condition (on `c`, the channel, and `p`, its organization's plan) for a channel that may be sent to. */
+export const channelUsable = (sql: SqlClient) =>
+  sql`c.enabled AND c.type = ANY (p.channel_types) AND (c.type <> 'sms' OR p.sms_per_month IS NULL OR p.sms_per_month > (
+    SELECT count(*) FROM deliveries d JOIN channels dc ON dc.id = d.channel_id
+    WHERE d.organization_id = c.organization_id AND dc.type = 'sms' AND d.created_at >= date_trunc('month', now())))`
+
+interface DueGroup {
+  readonly id: string
+  readonly organization_id: string
+  readonly organization_slug: string
+  readonly rule_id: string
+  readonly stack_id: string
+  readonly stack_name: string
+  readonly stack_slug: string
+  readonly items: ReadonlyArray<GroupItem> | string
+  readonly escalation: ReadonlyArray<EscalationStep> | string | null
+}
+
+/**
+ * Closes the windows that are due: one alert per window (the lone item as it
+ * was, several as one combined message), to the rule's channels at that
+ * time. Returns how many windows closed.
+ */
+export const flushDueGroups = (context: LinkContext, limit = 50) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    return yield* sql.withTransaction(Effect.gen(function*() {
+      const due = yield* sql<DueGroup>`
+        SELECT g.id, g.organization_id, o.slug AS organization_slug, g.rule_id, g.stack_id, st.name AS stack_name, st.slug AS stack_slug,
+          g.items, r.escalation
+        FROM alert_groups g JOIN notification_rules r ON r.id = g.rule_id JOIN stacks st ON st.id = g.stack_id
+        JOIN organizations o ON o.id = g.organization_id
+        WHERE g.flushed_at IS NULL AND g.flush_at <= now()
+        ORDER BY g.flush_at LIMIT ${limit}
+        FOR UPDATE OF g SKIP LOCKED`
+      for (const group of due) {
+        const items = fromJson<ReadonlyArray<GroupItem>>(group.items)
+        const channelIds = yield* allowedChannels(group.rule_id)
+        const escalation = fromJson<ReadonlyArray<EscalationStep> | null>(group.escalation)
+        const lone = items.length === 1 ? items[0]! : undefined
+        const message = lone?.message ??
+          groupMessage(items, { name: group.stack_name }, links(context.publicUrl, group.organization_slug).stack(group.stack_slug))
+        yield* createAlert({
+          organization_id: group.organization_id,
+          rule_id: group.rule_id,
+          trigger: lone?.trigger ?? "group",
+          subject: lone?.subject ?? `stack:${group.stack_id}`,
+          level: message.level,
+          payload: message.payload,
+          message,
+          event_id: lone?.event_id ?? null,
+          key: lone === undefined ? `group:${group.id}` : lone.event_id,
+          channel_ids: channelIds,
+          escalation
+        }, context)
+        yield* sql`UPDATE alert_groups SET flushed_at = now() WHERE id = ${group.id}::uuid`
+      }
+      return due.length
+    }))
+  })
+
+/**
+ * Sends the escalation steps that are due for alerts nobody acknowledged:
+ * step n goes to its channels with the alert's message marked as an
+ * escalation, then the next step is scheduled (delays count from the alert).
+ * Returns how many steps were sent.
+ */
+export const escalateDue = (limit = 50) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    return yield* sql.withTransaction(Effect.gen(function*() {
+      const due = yield* sql<{
+        id: string
+        organization_id: string
+        rule_id: string | null
+        trigger: string
+        escalation_step: number
+        payload: NotificationPayload | string
+        message: Message | string
+        escalation: ReadonlyArray<EscalationStep> | string | null
+      }>`
+        SELECT a.id, a.organization_id, a.rule_id, a.trigger, a.escalation_step, a.payload, a.message, r.escalation
+        FROM alerts a LEFT JOIN notification_rules r ON r.id = a.rule_id
+        WHERE a.next_escalation_at IS NOT NULL AND a.next_escalation_at <= now()
+        ORDER BY a.next_escalation_at LIMIT ${limit}
+        FOR UPDATE OF a SKIP LOCKED`
+      let sent = 0
+      for (const alert of due) {
+        const steps = fromJson<ReadonlyArray<EscalationStep> | null>(alert.escalation) ?? []
+        const step = steps[alert.escalation_step]
+        if (step !== undefined && alert.rule_id !== null) {
+          const channelIds = yield* allowedChannels(alert.rule_id, step.channel_ids)
+          const message = escalationMessage(fromJson<Message>(alert.message), alert.escalation_step + 1)
+          yield* insertDeliveries(
+            { ...alert, event_id: null },
+            `${alert.id}:escalation:${alert.escalation_step + 1}`,
+            channelIds,
+            fromJson<NotificationPayload>(alert.payload),
+            message
+          )
+          sent += 1
+        }
+        const next = step === undefined ? undefined : steps[alert.escalation_step + 1]
+        yield* sql`
+          UPDATE alerts SET escalation_step = escalation_step + 1,
+            next_escalation_at = CASE WHEN ${next?.delay_s ?? null}::int IS NULL THEN NULL
+              ELSE created_at + make_interval(secs => ${next?.delay_s ?? null}::int) END
+          WHERE id = ${alert.id}::uuid`
+      }
+      return sent
+    }))
+  })
+
+/**
+ * Acknowledges an alert of the organization: its escalation stops. Returns
+ * the alert's acknowledgment (the first one stands) or undefined when there
+ * is no such alert.
+ */
+export const acknowledgeAlert = (organizationId: string | null, alertId: string, by: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    yield* sql`
+      UPDATE alerts SET acknowledged_at = now(), acknowledged_by = ${by}, next_escalation_at = NULL
+      WHERE id = ${alertId}::uuid AND acknowledged_at IS NULL
+        ${organizationId === null ? sql`` : sql`AND organization_id = ${organizationId}::uuid`}`
+    const [row] = yield* sql<{ acknowledged_at: Date | string; acknowledged_by: string }>`
+      SELECT acknowledged_at, acknowledged_by FROM alerts
+      WHERE id = ${alertId}::uuid ${organizationId === null ? sql`` : sql`AND organization_id = ${organizationId}::uuid`}`
+    return row
+  })

@@ -1,0 +1,49 @@
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { testPayload } from "../domain/Channel.ts"
+import { guardedAgent } from "./Egress.ts"
+import type { Destination, Message } from "./Sender.ts"
+import { makeSenders } from "./senders.ts"
+
+let server: Http.Server
+let port = 0
+const received: Array<string> = []
+
+beforeAll(async () => {
+  server = Http.createServer((req, res) => {
+    received.push(req.url ?? "")
+    req.resume()
+    req.on("end", () => res.writeHead(202).end("{}"))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  port = (server.address() as AddressInfo).port
+})
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+const payload = testPayload(new Date("2026-01-01T00:00:00Z"))
+const message: Message = { event: "test", title: "t", text: "x", url: "https://status.example.com", level: "info", payload }
+const context = { idempotencyKey: "k1", timeoutMs: 2000 }
+const senders = makeSenders({ userDispatcher: guardedAgent(), pagerdutyEventsUrl: "" })
+
+describe("the address guard of organization-chosen URLs", () => {
+  it("refuses a webhook to a loopback address, named by IP or by a host name, as a final error; nothing is sent", async () => {
+    for (const host of ["127.0.0.1", "localhost"]) {
+      const destination = { type: "webhook", name: "w", settings: { url: `http://${host}:${port}/hook-${host}` } } as Destination
+      const result = await senders.webhook(destination, message, context)
+      expect(result.ok).toBe(false)
+      expect(result.retryable).toBe(false)
+      expect(result.error).toMatch(/EPRIVATEADDRESS|private|loopback/i)
+    }
+    expect(received.filter((u) => u.startsWith("/hook-"))).toEqual([])
+  })
+
+  it("leaves the operator's endpoints (PagerDuty, Twilio) on the ordinary pool", async () => {
+    const pagerduty = makeSenders({ userDispatcher: guardedAgent(), pagerdutyEventsUrl: `http://127.0.0.1:${port}/pd` })
+    const destination = { type: "pagerduty", name: "p", settings: { routing_key: "R0123456789abcdef0123456789abcde" } } as Destination
+    const result = await pagerduty.pagerduty(destination, message, context)
+    expect(result.error).toBe("")
+    expect(result.ok).toBe(true)
+    expect(received).toContain("/pd")
+  })
+})

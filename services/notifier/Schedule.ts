@@ -1,0 +1,91 @@
+import { type AlertLevel, type RuleSchedule, type Weekday, weekdays } from "../domain/Rule.ts"
+
+/**
+ * Notification-rule schedules (spec: Notification rule, active hours): is a
+ * rule allowed to alert at an instant, in the rule's time zone?
+ *
+ * Windows are local wall-clock times: 09:00-17:00 in Europe/Paris is
+ * 09:00-17:00 on both sides of a DST change (08:00Z-16:00Z in winter,
+ * 07:00Z-15:00Z in summer). A wall-clock time skipped at spring-forward
+ * simply never occurs (a window 02:00-03:00 is empty that night), and a
+ * repeated one occurs twice (both passes of 02:00-03:00 at fall-back are in
+ * such a window).
+ */
+
+/** A local calendar position: date `YYYY-MM-DD`, weekday, minutes since local midnight (0..1439). */
+export interface LocalTime {
+  readonly date: string
+  readonly weekday: Weekday
+  readonly minutes: number
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>()
+
+const formatterFor = (timeZone: string): Intl.DateTimeFormat => {
+  let f = formatters.get(timeZone)
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23"
+    })
+    formatters.set(timeZone, f)
+  }
+  return f
+}
+
+/** Sunday-first, as `Date#getUTCDay`. */
+const byUtcDay: ReadonlyArray<Weekday> = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
+
+/**
+ * The local date, weekday and minute of `at` in the IANA `timeZone`.
+ * Throws a RangeError for an unknown zone or an invalid date (schedules are
+ * validated on write). An hour "24" (older engines' midnight) is read as 0.
+ */
+export const localTime = (at: Date, timeZone: string): LocalTime => {
+  const parts: Record<string, string> = {}
+  for (const p of formatterFor(timeZone).formatToParts(at)) parts[p.type] = p.value
+  const year = Number(parts.year), month = Number(parts.month), day = Number(parts.day)
+  const hour = Number(parts.hour) % 24, minute = Number(parts.minute)
+  // The weekday follows from the local date, whatever the locale's names.
+  const weekday = byUtcDay[new Date(Date.UTC(year, month - 1, day)).getUTCDay()]!
+  const date = `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`
+  return { date, weekday, minutes: hour * 60 + minute }
+}
+
+/** Minutes since midnight of `HH:MM` (24:00 = 1440). */
+const minutesOf = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5))
+
+const previousDay = (day: Weekday): Weekday => weekdays[(weekdays.indexOf(day) + 6) % 7]!
+
+/**
+ * True when a rule with `schedule` may alert at `at` for an alert of `level`:
+ *
+ * - no schedule: always;
+ * - `critical_always` and a critical alert: always, holidays and off hours too;
+ * - a holiday (the local date at `at` is listed): never;
+ * - `start` before `end` (00:00-24:00 = whole day): the local weekday is
+ *   listed and `start <= time < end`;
+ * - `end` before `start` (e.g. 22:00-06:00): from `start` to midnight
+ *   belongs to the day it starts on (that weekday must be listed); from
+ *   midnight to `end` belongs to the previous day (the previous weekday must
+ *   be listed). Holidays still go by the current local date: with days [fri]
+ *   and Saturday a holiday, Saturday 00:00-06:00 is paused; with Friday a
+ *   holiday, Saturday 00:00-06:00 still alerts. A holiday pauses its whole
+ *   calendar day, as the user reads it.
+ */
+export const scheduleAllows = (schedule: RuleSchedule | null, level: AlertLevel, at: Date): boolean => {
+  if (schedule === null) return true
+  if (schedule.critical_always && level === "critical") return true
+  const local = localTime(at, schedule.timezone)
+  if (schedule.holidays.includes(local.date)) return false
+  const start = minutesOf(schedule.start), end = minutesOf(schedule.end)
+  if (start < end) return schedule.days.includes(local.weekday) && local.minutes >= start && local.minutes < end
+  // Spans midnight (start === end is refused on write; here it would be 24 hours from start).
+  if (local.minutes >= start) return schedule.days.includes(local.weekday)
+  return local.minutes < end && schedule.days.includes(previousDay(local.weekday))
+}

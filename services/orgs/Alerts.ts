@@ -1,0 +1,143 @@
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import type { Alert } from "../domain/api/Alerts.ts"
+import { type Forbidden, type InvalidParameter, NotFound } from "../domain/api/Errors.ts"
+import type { Principal } from "../domain/Principal.ts"
+import type { AlertLevel } from "../domain/Rule.ts"
+import { acknowledgeAlert } from "../notifier/AlertStore.ts"
+import { ackPurpose } from "../notifier/Consumer.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
+import { requirePermission } from "./Access.ts"
+import { recordAudit } from "./Audit.ts"
+import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+
+interface AlertRow {
+  readonly id: string
+  readonly rule_id: string | null
+  readonly trigger: string
+  readonly subject: string
+  readonly level: AlertLevel
+  readonly title: string | null
+  readonly created_at: Date
+  readonly acknowledged_at: Date | null
+  readonly acknowledged_by: string | null
+  readonly escalation_step: number
+  readonly next_escalation_at: Date | null
+  readonly cursor_at: string
+}
+
+const iso = (d: Date) => new Date(d).toISOString()
+
+const toAlert = (row: AlertRow): Alert => ({
+  id: row.id,
+  rule_id: row.rule_id,
+  trigger: row.trigger,
+  subject: row.subject,
+  level: row.level,
+  title: row.title ?? "",
+  created_at: iso(row.created_at),
+  acknowledged_at: row.acknowledged_at === null ? null : iso(row.acknowledged_at),
+  acknowledged_by: row.acknowledged_by,
+  escalation_step: row.escalation_step,
+  next_escalation_at: row.next_escalation_at === null ? null : iso(row.next_escalation_at)
+})
+
+const columns = `t.id, t.rule_id, t.trigger, t.subject, t.level, t.message ->> 'title' AS title, t.created_at,
+  t.acknowledged_at, t.acknowledged_by, t.escalation_step, t.next_escalation_at`
+
+const alertNotFound = (id: string) => new NotFound({ field: "id", message: `no alert ${id} in this organization` })
+
+type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: number }
+
+/**
+ * The organization's alerts (services/notifier/AlertStore.ts writes them) and
+ * their acknowledgment, by a member or API key, or by the signed link of an
+ * escalating alert's message. The first acknowledgment stands; each is
+ * audited.
+ */
+export class Alerts extends Context.Service<Alerts, {
+  list(principal: Principal, query: PageRequest & { readonly open?: "true" | "false" | undefined }): Effect.Effect<PageOf<Alert>, Forbidden | InvalidParameter>
+  get(principal: Principal, id: string): Effect.Effect<Alert, Forbidden | NotFound>
+  acknowledge(principal: Principal, id: string): Effect.Effect<Alert, Forbidden | NotFound>
+  acknowledgeByLink(id: string, token: string): Effect.Effect<{ id: string; acknowledged_at: string; acknowledged_by: string }, NotFound>
+}>()("statusgrid/orgs/Alerts") {
+  static readonly layer = Layer.effect(
+    Alerts,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient
+      const box = yield* SecretBox
+
+      const alertRow = (orgId: string, id: string) =>
+        sql<AlertRow>`SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)} FROM alerts t
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${orgId}::uuid`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+
+      const list = Effect.fn("Alerts.list")(function*(principal: Principal, query: PageRequest & { readonly open?: "true" | "false" | undefined }) {
+        yield* requirePermission(principal, "view")
+        const filter = query.open === "true" ? sql`t.next_escalation_at IS NOT NULL`
+          : query.open === "false" ? sql`t.next_escalation_at IS NULL` : sql`true`
+        return yield* listPage({
+          page: query,
+          select: (where, limit) =>
+            sql<AlertRow>`
+              SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)} FROM alerts t
+              WHERE t.organization_id = ${principal.organization_id}::uuid AND ${filter} AND ${where}
+              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+          map: toAlert
+        })
+      })
+
+      const get = Effect.fn("Alerts.get")(function*(principal: Principal, id: string) {
+        yield* requirePermission(principal, "view")
+        const row = yield* alertRow(principal.organization_id, id)
+        if (row === undefined) return yield* alertNotFound(id)
+        return toAlert(row)
+      })
+
+      const acknowledge = Effect.fn("Alerts.acknowledge")(function*(principal: Principal, id: string) {
+        yield* requirePermission(principal, "notifications.manage")
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const before = yield* alertRow(principal.organization_id, id)
+          if (before === undefined) return yield* alertNotFound(id)
+          yield* acknowledgeAlert(principal.organization_id, id, `${principal.actor.kind}:${principal.actor.id}`)
+          const after = toAlert((yield* alertRow(principal.organization_id, id))!)
+          if (before.acknowledged_at === null) {
+            yield* recordAudit(principal, {
+              action: "alert.acknowledged",
+              entity_type: "alert",
+              entity_id: id,
+              before: { acknowledged_at: null },
+              after: { acknowledged_at: after.acknowledged_at, acknowledged_by: after.acknowledged_by }
+            })
+          }
+          return after
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
+
+      const acknowledgeByLink = Effect.fn("Alerts.acknowledgeByLink")(function*(id: string, token: string) {
+        // A wrong token answers like a missing alert: the link tells nothing about alerts it does not sign.
+        if (!box.verify(ackPurpose, id, token)) return yield* new NotFound({ field: "id", message: `no alert ${id} for this link` })
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const [before] = yield* sql<{ organization_id: string; acknowledged_at: Date | null }>`
+            SELECT organization_id, acknowledged_at FROM alerts WHERE id = ${id}::uuid FOR UPDATE`
+          if (before === undefined) return yield* new NotFound({ field: "id", message: `no alert ${id} for this link` })
+          const row = yield* acknowledgeAlert(null, id, "link")
+          if (before.acknowledged_at === null) {
+            yield* sql`
+              INSERT INTO audit_log (organization_id, action, entity_type, entity_id, before, after)
+              VALUES (${before.organization_id}::uuid, 'alert.acknowledged', 'alert', ${id},
+                ${JSON.stringify({ acknowledged_at: null })}::jsonb, ${JSON.stringify({ acknowledged_by: "link" })}::jsonb)`
+          }
+          return { id, acknowledged_at: iso(row!.acknowledged_at as Date), acknowledged_by: row!.acknowledged_by }
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
+
+      const onSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) => Effect.provideService(effect, SqlClient, sql)
+      return Alerts.of({
+        list: (principal, query) => onSql(list(principal, query)),
+        get: (principal, id) => onSql(get(principal, id)),
+        acknowledge: (principal, id) => onSql(acknowledge(principal, id)),
+        acknowledgeByLink: (id, token) => onSql(acknowledgeByLink(id, token))
+      })
+    })
+  )
+}

@@ -1,0 +1,420 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { assert, describe, layer } from "@effect/vitest"
+import { Context, Duration, Effect, Layer } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql/SqlClient"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
+import type { MonitorEvent, StatusEvent } from "../../services/domain/Event.ts"
+import * as Consumer from "../../services/notifier/Consumer.ts"
+import * as Deliverer from "../../services/notifier/Deliverer.ts"
+import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
+import { Organizations } from "../../services/orgs/Organizations.ts"
+import { Bus } from "../../services/platform/Bus.ts"
+import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
+import * as Migrations from "../../services/platform/Migrations.ts"
+import * as Postgres from "../../services/platform/Postgres.ts"
+import { RedisKeys } from "../../services/poller/Publisher.ts"
+import { ApiBase, call, newTenant } from "../support/api.ts"
+import { freshDatabase, withConfig } from "../support/stores.ts"
+
+/**
+ * The rules engine between the event stream and the receivers: events are
+ * written to the stream as the poller and the monitor checks write them, and
+ * webhook receivers record what arrives.
+ */
+
+interface Received {
+  readonly path: string
+  readonly headers: Http.IncomingHttpHeaders
+  readonly body: Record<string, unknown>
+}
+class Hooks extends Context.Service<Hooks, { base: string; received: Array<Received> }>()("test/notifier-rules/Hooks") {}
+
+const hooks = Layer.effect(Hooks, Effect.acquireRelease(
+  Effect.callback<{ base: string; received: Array<Received>; server: Http.Server }>((resume) => {
+    const received: Array<Received> = []
+    const server = Http.createServer((req, res) => {
+      let body = ""
+      req.on("data", (c: Buffer) => (body += c.toString("utf8")))
+      req.on("end", () => {
+        received.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(body) as Record<string, unknown> })
+        res.writeHead(200).end()
+      })
+    })
+    server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server })))
+  }),
+  ({ server }) => Effect.callback<void>((resume) => {
+    server.closeAllConnections()
+    server.close(() => resume(Effect.void))
+  })
+))
+
+const apiBase = Layer.effect(ApiBase, Effect.gen(function*() {
+  const { address } = yield* HttpServer.HttpServer
+  return address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
+}))
+
+const TestLayer = Layer.mergeAll(
+  Consumer.layer,
+  Deliverer.serviceLayer,
+  Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBase).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
+  ),
+  Organizations.layer,
+  ApiKeys.layer,
+  hooks
+).pipe(
+  Layer.provideMerge(Layer.effectDiscard(Migrations.migratePostgres())),
+  Layer.provideMerge(Layer.mergeAll(
+    Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
+    MemoryBus.layer
+  )),
+  Layer.provide(withConfig({
+    NOTIFIER_POLL_MS: "50",
+    NOTIFIER_ALLOW_PRIVATE: "true",
+    NOTIFIER_TIMER_MS: "100",
+    PUBLIC_URL: "https://status.example.com",
+    DATA_DIR: "/tmp/statusgrid-notifier-rules-test"
+  }))
+)
+
+const sleep = (ms: number) => Effect.sleep(Duration.millis(ms))
+
+const eventually = <A, R>(ms: number, check: Effect.Effect<A | undefined, unknown, R>) =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    for (;;) {
+      const value = yield* check
+      if (value !== undefined) return value
+      if (Date.now() - started > ms) return yield* Effect.die(new Error(`not within ${ms} ms`))
+      yield* sleep(50)
+    }
+  })
+
+/** What arrived at one receiver path so far. */
+const at = (path: string) => Hooks.use((h) => Effect.succeed(h.received.filter((r) => r.path === path)))
+
+/** Waits until `path` got `count` requests, then a little longer to catch any extra one. */
+const arrivals = (path: string, count: number, settleMs = 700) =>
+  Effect.gen(function*() {
+    yield* eventually(10_000, at(path).pipe(Effect.map((r) => (r.length >= count ? r : undefined))))
+    yield* sleep(settleMs)
+    return yield* at(path)
+  })
+
+const publish = (event: StatusEvent | MonitorEvent) =>
+  Bus.use((bus) => bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }))
+
+let sequence = 0
+const eventId = () => `ev-${Date.now().toString(36)}-${++sequence}`
+
+/** A source with components, in a new stack of a new tenant, with webhook channels named by receiver path. */
+const setup = (plan: "pro" | "enterprise", componentCount = 1) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const base = (yield* Hooks).base
+    const tenant = yield* newTenant(plan)
+    const key = tenant.keys.admin
+    const sourceKey = `src-${tenant.slug}`
+    const [source] = yield* sql<{ id: string }>`
+      INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
+      VALUES (${sourceKey}, ${`Service ${tenant.slug}`}, 'catalog', 'statuspage_io', 'https://status.invalid', 'standard', 300) RETURNING id`
+    const components: Array<{ id: string; external: string; name: string }> = []
+    for (let i = 0; i < componentCount; i++) {
+      const [c] = yield* sql<{ id: string }>`
+        INSERT INTO components (source_id, external_id, name, status) VALUES (${source!.id}::uuid, ${`c${i}`}, ${`Part ${i}`}, 'operational')
+        RETURNING id`
+      components.push({ id: c!.id, external: `c${i}`, name: `Part ${i}` })
+    }
+    const stack = (yield* call("POST", "/stacks", { key, body: { name: "Checkout" } })).body as { id: string; slug: string }
+    for (const c of components) {
+      assert.strictEqual((yield* call("POST", `/stacks/${stack.id}/items`, { key, body: { kind: "component", component_id: c.id } })).status, 201)
+    }
+    const channel = (path: string) =>
+      call("POST", "/channels", { key, body: { type: "webhook", name: path, settings: { url: `${base}${path}` } } }).pipe(
+        Effect.map((r) => {
+          assert.strictEqual(r.status, 201, JSON.stringify(r.body))
+          return r.body.id as string
+        })
+      )
+    const rule = (body: Record<string, unknown>) =>
+      call("POST", "/rules", { key, body: { name: "rule", ...body } }).pipe(Effect.map((r) => {
+        assert.strictEqual(r.status, 201, JSON.stringify(r.body))
+        return r.body.id as string
+      }))
+    const componentEvent = (index: number, previous: string, current: string, timestamp: string, incident?: StatusEvent["incident"]): StatusEvent => ({
+      id: eventId(),
+      type: "component.status_changed",
+      timestamp,
+      source: { key: sourceKey, name: `Service ${tenant.slug}` },
+      component: { id: components[index]!.external, name: components[index]!.name, previous_status: previous, current_status: current },
+      ...(incident === undefined ? {} : { incident })
+    })
+    return { tenant, key, sourceKey, components, stack, channel, rule, componentEvent }
+  })
+
+const bodies = (received: ReadonlyArray<Received>) => received.map((r) => r.body)
+const names = (got: ReadonlyArray<Record<string, unknown>>) => got.map((b) => (b["component"] as { name: string }).name).toSorted()
+const changes = (got: ReadonlyArray<Record<string, unknown>>) =>
+  got.map((b) => `${b["timestamp"]} ${(b["component"] as { current_status: string }).current_status}`)
+
+describe("notification rules engine", () => {
+  layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("event stream → rules → outbox → receivers", (it) => {
+    it.effect("monitor triggers, with the alert level filter in either vocabulary", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient
+        const t = yield* setup("pro")
+        const [monitor] = yield* sql<{ id: string }>`
+          INSERT INTO monitors (organization_id, name, url) VALUES (${t.tenant.id}::uuid, 'Shop', 'https://shop.example.com/health') RETURNING id`
+        const all = yield* t.channel("/monitor/all")
+        const alerts = yield* t.channel("/monitor/alert-only")
+        const triggers = ["monitor.down", "monitor.degraded", "monitor.recovered", "monitor.ssl_expiring"]
+        yield* t.rule({ triggers, channel_ids: [all] })
+        yield* t.rule({ triggers, alert_levels: ["Alert"], channel_ids: [alerts] })
+        const base = { monitor: { id: monitor!.id, name: "Shop", url: "https://shop.example.com/health" }, error: "", http_status: 200, response_time_ms: 80 }
+        const now = Date.now()
+        const event = (type: MonitorEvent["type"], previous: MonitorEvent["previous_state"], current: MonitorEvent["current_state"], offset: number, extra: Partial<MonitorEvent> = {}): MonitorEvent => ({
+          id: eventId(), type, timestamp: new Date(now + offset).toISOString(), previous_state: previous, current_state: current, ...base, ...extra
+        })
+        yield* publish(event("monitor.down", "up", "down", 0, { error: "expected 200-299, got 503", http_status: 503 }))
+        yield* publish(event("monitor.degraded", "down", "degraded", 1000))
+        yield* publish(event("monitor.recovered", "degraded", "up", 2000, { duration_ms: 300_000 }))
+        yield* publish(event("monitor.ssl_expiring", "up", "up", 3000, {
+          ssl: { threshold_days: 7, days_left: 5, valid_to: "2026-11-27T00:00:00Z", issuer: "CA", subject: "shop.example.com" }
+        }))
+        const everything = bodies(yield* arrivals("/monitor/all", 4))
+        assert.deepStrictEqual(everything.map((b) => b["event"]), ["monitor.down", "monitor.degraded", "monitor.recovered", "monitor.ssl_expiring"])
+        const down = everything[0] as { component: Record<string, string>; monitor: Record<string, unknown>; stack: Record<string, string> }
+        assert.deepStrictEqual(down.component, { id: monitor!.id, name: "Shop", previous_status: "up", current_status: "down" })
+        assert.strictEqual(down.monitor["error"], "expected 200-299, got 503")
+        assert.strictEqual(down.monitor["http_status"], 503)
+        assert.deepStrictEqual(down.stack, { id: "", name: "", slug: "" })
+        assert.strictEqual((everything[3] as { monitor: Record<string, unknown> }).monitor["ssl_days_left"], 5)
+        // "Alert" is critical: only the monitor going down.
+        assert.deepStrictEqual(bodies(yield* at("/monitor/alert-only")).map((b) => b["event"]), ["monitor.down"])
+        const [recovered] = yield* sql<{ message: { title: string; text: string } }>`
+          SELECT message FROM deliveries WHERE event_type = 'monitor.recovered' AND organization_id = ${t.tenant.id}::uuid`
+        assert.include(recovered!.message.text, "Duration: 5m")
+      }))
+
+    it.effect("incident triggers reach organizations whose stacks show the source", () =>
+      Effect.gen(function*() {
+        const t = yield* setup("pro")
+        const hook = yield* t.channel("/incidents")
+        yield* t.rule({ triggers: ["incident.created", "incident.updated", "incident.resolved"], channel_ids: [hook] })
+        const started = new Date(Date.now() - 3_600_000).toISOString()
+        const incident = (status: string, updates: number, resolved: string | null) => ({
+          id: "inc-1", title: "Checkout errors", status, impact: "major", created_at: started, resolved_at: resolved, update_count: updates
+        })
+        const source = { key: t.sourceKey, name: `Service ${t.tenant.slug}` }
+        const now = new Date().toISOString()
+        yield* publish({ id: eventId(), type: "incident.created", timestamp: now, source, incident: incident("investigating", 1, null) })
+        yield* publish({ id: eventId(), type: "incident.updated", timestamp: now, source, incident: incident("identified", 2, null) })
+        yield* publish({ id: eventId(), type: "incident.resolved", timestamp: now, source, incident: incident("resolved", 3, now) })
+        const got = bodies(yield* arrivals("/incidents", 3))
+        assert.deepStrictEqual(got.map((b) => b["event"]), ["incident.created", "incident.updated", "incident.resolved"])
+        const first = got[0] as { incident: Record<string, unknown>; stack: Record<string, string> }
+        assert.deepStrictEqual([first.incident["id"], first.incident["title"], first.incident["update_count"]], ["inc-1", "Checkout errors", 1])
+        assert.strictEqual(first.stack["id"], t.stack.id)
+      }))
+
+    it.effect("schedules: active hours and days in the rule's time zone across a DST change, critical alerts let through", () =>
+      Effect.gen(function*() {
+        const t = yield* setup("pro", 4)
+        const office = yield* t.channel("/schedule/office")
+        const always = yield* t.channel("/schedule/critical-always")
+        const schedule = { timezone: "America/New_York", days: ["mon", "tue", "wed", "thu", "fri"], start: "09:00", end: "17:00" }
+        yield* t.rule({ triggers: ["component.critical", "component.degraded"], schedule, channel_ids: [office] })
+        yield* t.rule({ triggers: ["component.critical", "component.degraded"], schedule: { ...schedule, critical_always: true }, channel_ids: [always] })
+        // Friday 2026-03-06 08:30 EST (13:30Z): before hours. Monday 2026-03-09 09:30 EDT (13:30Z, after the change): in hours.
+        yield* publish(t.componentEvent(0, "operational", "critical", "2026-03-06T13:30:00Z"))
+        yield* publish(t.componentEvent(1, "operational", "critical", "2026-03-09T13:30:00Z"))
+        // Saturday noon: a degraded change is held back by both, a critical one passes the critical_always rule.
+        yield* publish(t.componentEvent(2, "operational", "degraded", "2026-03-07T17:00:00Z"))
+        yield* publish(t.componentEvent(3, "operational", "critical", "2026-03-07T17:00:00Z"))
+        const alwaysGot = bodies(yield* arrivals("/schedule/critical-always", 3))
+        const officeGot = bodies(yield* at("/schedule/office"))
+        assert.deepStrictEqual(names(officeGot), ["Part 1"])
+        assert.deepStrictEqual(names(alwaysGot), ["Part 0", "Part 1", "Part 3"])
+      }))
+
+    it.effect("the 15-minute rule: one alert per component and rule unless the status changes again", () =>
+      Effect.gen(function*() {
+        const t = yield* setup("pro", 2)
+        const criticalOnly = yield* t.channel("/cooldown/critical")
+        const both = yield* t.channel("/cooldown/both")
+        yield* t.rule({ triggers: ["component.critical"], channel_ids: [criticalOnly] })
+        yield* t.rule({ triggers: ["component.critical", "component.recovered"], channel_ids: [both] })
+        const t0 = Date.parse("2026-06-01T10:00:00Z")
+        const min = (m: number) => new Date(t0 + m * 60_000).toISOString()
+        yield* publish(t.componentEvent(0, "operational", "critical", min(0)))
+        yield* publish(t.componentEvent(0, "critical", "operational", min(2)))
+        yield* publish(t.componentEvent(0, "operational", "critical", min(5)))
+        yield* publish(t.componentEvent(0, "critical", "operational", min(7)))
+        yield* publish(t.componentEvent(0, "operational", "critical", min(16)))
+        // Critical-only rule: the flap back to critical at +5 is the same status it alerted 5 minutes before; +16 is past the 15 minutes.
+        assert.deepStrictEqual(changes(bodies(yield* arrivals("/cooldown/critical", 2))), [`${min(0)} critical`, `${min(16)} critical`])
+        // With recoveries alerted too, every change is a new status for the rule.
+        assert.deepStrictEqual(changes(bodies(yield* arrivals("/cooldown/both", 5))), [
+          `${min(0)} critical`, `${min(2)} operational`, `${min(5)} critical`, `${min(7)} operational`, `${min(16)} critical`
+        ])
+      }))
+
+    it.effect("de-duplication: several rules and stacks sending one event to one destination send it once", () =>
+      Effect.gen(function*() {
+        const t = yield* setup("pro")
+        const shared = yield* t.channel("/dedup/shared")
+        const own = yield* t.channel("/dedup/own")
+        const second = (yield* call("POST", "/stacks", { key: t.key, body: { name: "Payments" } })).body as { id: string }
+        yield* call("POST", `/stacks/${second.id}/items`, { key: t.key, body: { kind: "source", source_key: t.sourceKey } })
+        yield* t.rule({ triggers: ["component.critical"], channel_ids: [shared] })
+        yield* t.rule({ triggers: ["component.critical"], scope: "specific", stack_ids: [second.id], channel_ids: [shared, own] })
+        yield* t.rule({ triggers: ["component.critical"], scope: "specific", stack_ids: [t.stack.id], channel_ids: [shared] })
+        const event = t.componentEvent(0, "operational", "critical", new Date().toISOString())
+        yield* publish(event)
+        yield* publish(event) // the same event read twice (at least once)
+        assert.strictEqual((yield* arrivals("/dedup/own", 1)).length, 1)
+        const got = yield* at("/dedup/shared")
+        assert.strictEqual(got.length, 1)
+        assert.isTrue(String(got[0]!.headers["webhook-id"]).startsWith(`${event.id}:`))
+      }))
+
+    it.effect("grouping: a stack's changes within the window arrive as one combined alert", () =>
+      Effect.gen(function*() {
+        const t = yield* setup("pro", 3)
+        const hook = yield* t.channel("/group")
+        yield* t.rule({ triggers: ["component.critical", "component.degraded"], group_window_s: 2, channel_ids: [hook] })
+        const now = Date.now()
+        yield* publish(t.componentEvent(0, "operational", "degraded", new Date(now).toISOString()))
+        yield* publish(t.componentEvent(1, "operational", "critical", new Date(now + 1).toISOString()))
+        yield* sleep(500)
+        yield* publish(t.componentEvent(2, "operational", "degraded", new Date(now + 2).toISOString()))
+        yield* sleep(1000)
+        assert.strictEqual((yield* at("/group")).length, 0, "nothing before the window closes")
+        const [only, ...rest] = bodies(yield* arrivals("/group", 1, 1500))
+        assert.strictEqual(rest.length, 0)
+        assert.strictEqual(only!["event"], "group")
+        assert.deepStrictEqual((only!["changes"] as Array<{ component: { name: string } }>).map((c) => c.component.name), ["Part 0", "Part 1", "Part 2"])
+        assert.strictEqual((only!["component"] as { name: string }).name, "Part 1", "the most severe change leads")
+        assert.deepStrictEqual(only!["stack"], { id: t.stack.id, name: "Checkout", slug: t.stack.slug })
+        // A later change opens a new window.
+        yield* publish(t.componentEvent(0, "degraded", "critical", new Date(now + 10).toISOString()))
+        const second = bodies(yield* arrivals("/group", 2, 300))[1]!
+        assert.strictEqual(second["event"], "component.status_changed", "a window with one change sends it as it is")
+      }))
+
+    it.effect("escalation: steps follow until an acknowledgment through the API or the signed link stops them", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient
+        const t = yield* setup("enterprise", 2)
+        const first = yield* t.channel("/escalate/first")
+        const second = yield* t.channel("/escalate/second")
+        const third = yield* t.channel("/escalate/third")
+        yield* t.rule({
+          triggers: ["component.critical"],
+          channel_ids: [first],
+          escalation: [{ delay_s: 1, channel_ids: [second] }, { delay_s: 3, channel_ids: [third] }]
+        })
+        // Acknowledged through the API after the first step: the second never comes.
+        yield* publish(t.componentEvent(0, "operational", "critical", new Date().toISOString()))
+        yield* arrivals("/escalate/first", 1, 0)
+        yield* arrivals("/escalate/second", 1, 0)
+        const [alert] = yield* sql<{ id: string; message: { text: string } }>`
+          SELECT id, message FROM alerts WHERE organization_id = ${t.tenant.id}::uuid AND subject LIKE 'component:%' ORDER BY created_at`
+        assert.strictEqual((yield* call("POST", `/alerts/${alert!.id}/acknowledge`, { key: t.tenant.keys.viewer })).status, 403)
+        const acked = yield* call("POST", `/alerts/${alert!.id}/acknowledge`, { key: t.tenant.keys.member })
+        assert.strictEqual(acked.status, 200)
+        assert.strictEqual(acked.body.escalation_step, 1)
+        assert.isNull(acked.body.next_escalation_at)
+        assert.match(acked.body.acknowledged_by, /^api_key:/)
+        // Acknowledged through the link of its message before the first step: no step at all.
+        yield* publish(t.componentEvent(1, "operational", "critical", new Date().toISOString()))
+        yield* eventually(5_000, at("/escalate/first").pipe(Effect.map((r) => (r.length === 2 ? r : undefined))))
+        const [, linked] = yield* sql<{ id: string; message: { text: string } }>`
+          SELECT id, message FROM alerts WHERE organization_id = ${t.tenant.id}::uuid ORDER BY created_at`
+        const link = /Acknowledge: (\S+)/.exec(linked!.message.text)![1]!
+        assert.isTrue(link.startsWith(`https://status.example.com/api/v1/alerts/${linked!.id}/ack?token=`))
+        const path = link.replace("https://status.example.com/api/v1", "")
+        assert.strictEqual((yield* call("GET", `${path.slice(0, -4)}AAAA`, {})).status, 404, "a forged token")
+        const byLink = yield* call("GET", path, {})
+        assert.strictEqual(byLink.status, 200)
+        assert.strictEqual(byLink.body.acknowledged_by, "link")
+        yield* sleep(3_500)
+        assert.strictEqual((yield* at("/escalate/second")).length, 1, "only the first alert's step 1")
+        assert.strictEqual((yield* at("/escalate/third")).length, 0)
+        const stepped = (yield* at("/escalate/second"))[0]!
+        assert.isTrue(String(stepped.headers["webhook-id"]).startsWith(`${alert!.id}:escalation:1:`))
+        const audit = yield* sql<{ action: string }>`SELECT action FROM audit_log WHERE organization_id = ${t.tenant.id}::uuid AND entity_type = 'alert'`
+        assert.deepStrictEqual(audit.map((a) => a.action), ["alert.acknowledged", "alert.acknowledged"])
+      }))
+
+    it.effect("templates: every placeholder is replaced in what is sent", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient
+        const t = yield* setup("enterprise")
+        const hook = yield* t.channel("/template")
+        const placeholders = ["status_emoji", "component_name", "status", "stack_name", "previous_status", "current_status", "duration", "incident_title", "incident_update_count", "stack_url"]
+        yield* t.rule({
+          triggers: ["component.recovered"],
+          template: { subject: "{status_emoji} {component_name} back", body: placeholders.map((p) => `${p}={${p}}`).join("|") },
+          channel_ids: [hook]
+        })
+        const now = new Date()
+        yield* publish(t.componentEvent(0, "critical", "operational", now.toISOString(), {
+          id: "inc-9", title: "Checkout errors", status: "resolved", impact: "major",
+          created_at: new Date(now.getTime() - 5 * 60_000).toISOString(), resolved_at: now.toISOString(), update_count: 3
+        }))
+        yield* arrivals("/template", 1, 0)
+        const [delivery] = yield* sql<{ message: { title: string; text: string } }>`
+          SELECT message FROM deliveries WHERE organization_id = ${t.tenant.id}::uuid AND status = 'delivered'`
+        assert.strictEqual(delivery!.message.title, "🟢 Part 0 back")
+        assert.strictEqual(delivery!.message.text, [
+          "status_emoji=🟢", "component_name=Part 0", "status=operational", "stack_name=Checkout", "previous_status=critical",
+          "current_status=operational", "duration=5m", "incident_title=Checkout errors", "incident_update_count=3",
+          `stack_url=https://status.example.com/dashboard/${t.tenant.slug}/stacks/${t.stack.slug}`
+        ].join("|"))
+      }))
+
+    it.effect("channels the plan does not allow and paused rules send nothing", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient
+        const t = yield* setup("pro")
+        const hook = yield* t.channel("/plan/webhook")
+        const paused = yield* t.channel("/plan/paused")
+        yield* t.rule({ triggers: ["component.critical"], channel_ids: [hook] })
+        yield* t.rule({ triggers: ["component.critical"], channel_ids: [paused], active: false })
+        // The organization moves to Free (e-mail only): its webhook is no longer sent to.
+        yield* sql`UPDATE organizations SET plan_id = 'free' WHERE id = ${t.tenant.id}::uuid`
+        yield* publish(t.componentEvent(0, "operational", "critical", new Date().toISOString()))
+        yield* sleep(1500)
+        assert.strictEqual((yield* at("/plan/webhook")).length, 0)
+        assert.strictEqual((yield* at("/plan/paused")).length, 0)
+        yield* sql`UPDATE organizations SET plan_id = 'pro' WHERE id = ${t.tenant.id}::uuid`
+        yield* publish(t.componentEvent(0, "critical", "operational", new Date().toISOString()))
+        yield* publish(t.componentEvent(0, "operational", "critical", new Date(Date.now() + 1000).toISOString()))
+        assert.strictEqual((yield* arrivals("/plan/webhook", 1)).length, 1)
+        assert.strictEqual((yield* at("/plan/paused")).length, 0)
+      }))
+
+    it.effect("the organization's maintenance windows hold alerts in their scope", () =>
+      Effect.gen(function*() {
+        const t = yield* setup("pro", 2)
+        const hook = yield* t.channel("/maintenance")
+        const other = (yield* call("POST", "/stacks", { key: t.key, body: { name: "Elsewhere" } })).body as { id: string }
+        yield* call("POST", `/stacks/${other.id}/items`, { key: t.key, body: { kind: "component", component_id: t.components[1]!.id } })
+        yield* t.rule({ triggers: ["component.critical"], channel_ids: [hook] })
+        const window = yield* call("POST", "/maintenance-windows", {
+          key: t.key,
+          body: { title: "Upgrade", stack_id: t.stack.id, starts_at: new Date(Date.now() - 60_000).toISOString(), ends_at: new Date(Date.now() + 3_600_000).toISOString() }
+        })
+        assert.strictEqual(window.status, 201, JSON.stringify(window.body))
+        // Part 0 is only in the stack under maintenance; Part 1 is also in another stack.
+        yield* publish(t.componentEvent(0, "operational", "critical", new Date().toISOString()))
+        yield* publish(t.componentEvent(1, "operational", "critical", new Date().toISOString()))
+        const got = bodies(yield* arrivals("/maintenance", 1, 1000))
+        assert.deepStrictEqual(got.map((b) => [(b["component"] as { name: string }).name, (b["stack"] as { name: string }).name]), [["Part 1", "Elsewhere"]])
+      }))
+  })
+})
