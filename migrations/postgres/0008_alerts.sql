@@ -21,6 +21,8 @@ CREATE TABLE alerts (
   -- Escalation steps already sent; the next one is due at next_escalation_at (NULL: none left).
   escalation_step integer NOT NULL DEFAULT 0 CHECK (escalation_step >= 0),
   next_escalation_at timestamptz,
+  -- The short link /a/<code> (SMS) that redirects to the alert's page.
+  short_code text NOT NULL UNIQUE CHECK (short_code ~ '^[A-Za-z0-9_-]{8,16}$'),
   CHECK (acknowledged_at IS NULL OR next_escalation_at IS NULL)
 );
 CREATE INDEX alerts_escalation_due_idx ON alerts (next_escalation_at) WHERE next_escalation_at IS NOT NULL;

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { NotificationPayload } from "../domain/Channel.ts"
 import type { AlertLevel } from "../domain/Rule.ts"
@@ -28,6 +29,9 @@ export interface LinkContext {
 
 export const ackUrl = (context: LinkContext, alertId: string): string =>
   `${context.publicUrl.replace(/\/$/, "")}/api/v1/alerts/${alertId}/ack?token=${context.ackToken(alertId)}`
+
+/** `<PUBLIC_URL>/a/<code>`: 8 characters of code (48 random bits), redirecting to the alert's page (services/api/ShortLinks.ts). */
+export const shortUrl = (context: LinkContext, code: string): string => `${context.publicUrl.replace(/\/$/, "")}/a/${code}`
 
 export interface NewAlert {
   readonly organization_id: string
@@ -68,20 +72,23 @@ const insertDeliveries = (
 
 /**
  * Records an alert and queues its deliveries in the caller's transaction.
- * With an escalation policy the message carries the acknowledgment link and
- * the first step is scheduled. Returns the deliveries written.
+ * The message gets the alert's short link (for SMS); with an escalation
+ * policy it also carries the acknowledgment link and the first step is
+ * scheduled. Returns the deliveries written.
  */
 export const createAlert = (alert: NewAlert, context: LinkContext) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
     const id = crypto.randomUUID()
+    const shortCode = randomBytes(6).toString("base64url")
     const escalation = alert.escalation ?? []
-    const message = escalation.length > 0 ? withAckLink(alert.message, ackUrl(context, id)) : alert.message
+    const linked = { ...alert.message, shortUrl: shortUrl(context, shortCode) }
+    const message = escalation.length > 0 ? withAckLink(linked, ackUrl(context, id)) : linked
     const firstDelay = escalation[0]?.delay_s ?? null
     yield* sql`
-      INSERT INTO alerts (id, organization_id, rule_id, trigger, subject, level, payload, message, next_escalation_at)
+      INSERT INTO alerts (id, organization_id, rule_id, trigger, subject, level, payload, message, short_code, next_escalation_at)
       VALUES (${id}::uuid, ${alert.organization_id}::uuid, ${alert.rule_id}::uuid, ${alert.trigger}, ${alert.subject}, ${alert.level},
-        ${JSON.stringify(alert.payload)}::jsonb, ${JSON.stringify(message)}::jsonb,
+        ${JSON.stringify(alert.payload)}::jsonb, ${JSON.stringify(message)}::jsonb, ${shortCode},
         CASE WHEN ${firstDelay}::int IS NULL THEN NULL ELSE now() + make_interval(secs => ${firstDelay}::int) END)`
     return yield* insertDeliveries({ ...alert, id }, alert.key, alert.channel_ids, alert.payload, message)
   })

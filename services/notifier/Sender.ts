@@ -8,8 +8,10 @@ export interface Message {
   readonly title: string
   /** A few lines for chat and e-mail bodies. */
   readonly text: string
-  /** Link to the details in the dashboard; SMS uses it as the short link. */
+  /** Link to the details in the dashboard. */
   readonly url: string
+  /** A short link to the same place (`<PUBLIC_URL>/a/<code>`), for SMS; `url` when absent. */
+  readonly shortUrl?: string
   /** critical, degraded or info: colours, PagerDuty severity. */
   readonly level: "critical" | "degraded" | "info"
   /** The spec's webhook payload (event, timestamp, stack, component, incident). */

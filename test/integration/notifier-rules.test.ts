@@ -367,9 +367,17 @@ describe("notification rules engine", () => {
           created_at: new Date(now.getTime() - 5 * 60_000).toISOString(), resolved_at: now.toISOString(), update_count: 3
         }))
         yield* arrivals("/template", 1, 0)
-        const [delivery] = yield* sql<{ message: { title: string; text: string } }>`
+        const [delivery] = yield* sql<{ message: { title: string; text: string; url: string; shortUrl: string } }>`
           SELECT message FROM deliveries WHERE organization_id = ${t.tenant.id}::uuid AND status = 'delivered'`
         assert.strictEqual(delivery!.message.title, "🟢 Part 0 back")
+        // The short link SMS carries: 8 characters of code, a redirect to the alert's page.
+        const short = /^https:\/\/status\.example\.com\/a\/([A-Za-z0-9_-]{8})$/.exec(delivery!.message.shortUrl)
+        assert.isNotNull(short)
+        const base = yield* ApiBase
+        const redirect = yield* Effect.promise(() => fetch(`${base}/a/${short![1]}`, { redirect: "manual" }))
+        assert.strictEqual(redirect.status, 302)
+        assert.strictEqual(redirect.headers.get("location"), delivery!.message.url)
+        assert.strictEqual((yield* Effect.promise(() => fetch(`${base}/a/AAAAAAAA`, { redirect: "manual" }))).status, 404)
         assert.strictEqual(delivery!.message.text, [
           "status_emoji=🟢", "component_name=Part 0", "status=operational", "stack_name=Checkout", "previous_status=critical",
           "current_status=operational", "duration=5m", "incident_title=Checkout errors", "incident_update_count=3",

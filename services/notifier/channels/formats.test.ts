@@ -120,6 +120,13 @@ describe("SMS", () => {
     const body = smsBody(sampleMessage({ title: "🔴".repeat(200), text: "", url }), 160)
     expect([...body]).toHaveLength(160)
   })
+  it("uses the alert's short link instead of the long page URL when there is one", () => {
+    const long = `https://sg.example.com/dashboard/acme/stacks/${"checkout-".repeat(8)}`
+    const body = smsBody({ ...sampleMessage({ title: "API down", text: "word ".repeat(40), url: long }), shortUrl: url }, 160)
+    expect(body.endsWith(` ${url}`)).toBe(true)
+    expect(body).not.toContain("dashboard")
+    expect([...body]).toHaveLength(160)
+  })
   it("sends the link alone when nothing else fits, and the text alone without a link", () => {
     expect(smsBody(sampleMessage({ url }), 31)).toBe(url)
     expect(smsBody(sampleMessage({ url: "", title: "x".repeat(50), text: "" }), 10)).toBe(`${"x".repeat(9)}…`)

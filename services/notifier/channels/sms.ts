@@ -15,15 +15,17 @@ export const defaultTwilioApiUrl = "https://api.twilio.com"
 
 /**
  * The message's title and text on one line, cut with "…" so that
- * text + " " + url is at most `maxLength` characters (code points). When the
+ * text + " " + link (the short link, else the URL) is at most `maxLength`
+ * characters (code points). When the
  * link alone does not fit, the link alone is sent (a cut link is useless).
  */
 export const smsBody = (message: Message, maxLength: number): string => {
   const text = `${message.title} ${message.text}`.replace(/\s+/g, " ").trim()
-  const room = maxLength - charLength(message.url) - 1
-  if (message.url === "") return clip(text, maxLength)
-  if (room < 1) return message.url
-  return `${clip(text, room)} ${message.url}`
+  const link = message.shortUrl ?? message.url
+  const room = maxLength - charLength(link) - 1
+  if (link === "") return clip(text, maxLength)
+  if (room < 1) return link
+  return `${clip(text, room)} ${link}`
 }
 
 const messagesUrl = (apiUrl: string, accountSid: string): string =>

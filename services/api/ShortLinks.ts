@@ -1,0 +1,26 @@
+import { Effect } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { SqlClient } from "effect/sql/SqlClient"
+
+const codePattern = /^[A-Za-z0-9_-]{8,16}$/
+
+/**
+ * `GET /a/{code}`: the short link of an alert (SMS messages carry it, to fit
+ * 160 characters), a 302 to the alert's page. The code is 48 random bits;
+ * the page itself asks for a sign-in, so the link reveals only that an alert
+ * exists.
+ */
+export const ShortLinkRoutes = HttpRouter.use(Effect.fn(function*(router) {
+  const sql = yield* SqlClient
+  yield* router.add("GET", "/a/:code", Effect.gen(function*() {
+    const params = yield* HttpRouter.params
+    const code = params["code"] ?? ""
+    const [row] = codePattern.test(code)
+      ? yield* sql<{ url: string | null }>`SELECT message ->> 'url' AS url FROM alerts WHERE short_code = ${code}`.pipe(Effect.orDie)
+      : []
+    if (row?.url == null) {
+      return yield* HttpServerResponse.json({ code: "not_found", message: "no alert has this link", field: "code" }, { status: 404 })
+    }
+    return HttpServerResponse.redirect(row.url, { status: 302 })
+  }))
+}))
