@@ -162,10 +162,12 @@ export type LookupAll = (host: string) => Promise<ReadonlyArray<LookupAddress>>
 
 const systemLookupAll: LookupAll = (host) => dns.promises.lookup(host, { all: true })
 
-const privateMessage = (host: string, address: string, reason: DisallowedReason): string =>
+const monitorsRule = "monitors may only check public addresses"
+
+const privateMessage = (host: string, address: string, reason: DisallowedReason, rule = monitorsRule): string =>
   host === address
-    ? `${address} is a ${reason.replace(/_/g, " ")} address; monitors may only check public addresses`
-    : `${host} resolves to ${address}, a ${reason.replace(/_/g, " ")} address; monitors may only check public addresses`
+    ? `${address} is a ${reason.replace(/_/g, " ")} address; ${rule}`
+    : `${host} resolves to ${address}, a ${reason.replace(/_/g, " ")} address; ${rule}`
 
 /**
  * Resolves the URL's host (every address) and refuses it when any address is
@@ -224,8 +226,8 @@ export interface PrivateAddressError extends NodeJS.ErrnoException {
   readonly reason: DisallowedReason
 }
 
-export const privateAddressError = (host: string, address: string, reason: DisallowedReason): PrivateAddressError =>
-  Object.assign(new Error(privateMessage(host, address, reason)), {
+export const privateAddressError = (host: string, address: string, reason: DisallowedReason, rule = monitorsRule): PrivateAddressError =>
+  Object.assign(new Error(privateMessage(host, address, reason, rule)), {
     code: "EPRIVATEADDRESS" as const,
     hostname: host,
     address,
@@ -243,7 +245,7 @@ export type GuardedLookup = (hostname: string, options: dns.LookupOptions | numb
  * monitor whose DNS changed after creation still cannot reach a private
  * address. With `allowPrivate` it is `dns.lookup` itself.
  */
-export const guardedLookup = (allowPrivate: boolean): GuardedLookup => {
+export const guardedLookup = (allowPrivate: boolean, rule = monitorsRule): GuardedLookup => {
   if (allowPrivate) return dns.lookup as unknown as GuardedLookup
   return (hostname, options, callback) => {
     const cb = (typeof options === "function" ? options : callback) as LookupCallback
@@ -252,7 +254,7 @@ export const guardedLookup = (allowPrivate: boolean): GuardedLookup => {
       if (err) return cb(err, [])
       for (const a of addresses) {
         const reason = isDisallowedAddress(a.address)
-        if (reason !== null) return cb(privateAddressError(hostname, a.address, reason), [])
+        if (reason !== null) return cb(privateAddressError(hostname, a.address, reason, rule), [])
       }
       if (opts.all) return cb(null, addresses)
       const first = addresses[0]

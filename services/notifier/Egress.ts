@@ -10,13 +10,15 @@ import { guardedLookup, isDisallowedAddress, privateAddressError } from "../moni
  * saved). The refusal is a final error (`EPRIVATEADDRESS`), not retried.
  * Operators who deliver to their own network set `NOTIFIER_ALLOW_PRIVATE`.
  */
+const rule = "notifications go only to public addresses unless NOTIFIER_ALLOW_PRIVATE is set"
+
 export const guardedAgent = (): Agent => {
-  const connect = buildConnector({ lookup: guardedLookup(false) as never })
+  const connect = buildConnector({ lookup: guardedLookup(false, rule) as never })
   return new Agent({
     connect: (options, callback) => {
       const host = options.hostname.replace(/^\[|\]$/g, "")
       const reason = isIP(host) === 0 ? null : isDisallowedAddress(host)
-      if (reason !== null) return callback(privateAddressError(host, host, reason), null)
+      if (reason !== null) return callback(privateAddressError(host, host, reason, rule), null)
       return connect(options, callback)
     }
   })
