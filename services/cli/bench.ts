@@ -5,6 +5,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { apiBenchServer, runApiBench } from "../../bench/api.ts"
 import { runMonitorsBench } from "../../bench/monitors.ts"
+import { runNotifyBench } from "../../bench/notify.ts"
 import { benchStoresLayer, runPollerBench } from "../../bench/poller.ts"
 
 const poller = Command.make(
@@ -142,7 +143,51 @@ const api = Command.make(
   "Drive the API's read mix (sources list, category, search, filter, one source, components) and a write mix with autocannon"
 ))
 
+/** An integer flag of at least `min`. */
+const count = (name: string, description: string, fallback: number, min = 1) =>
+  Flag.Int(name).pipe(
+    Flag.withDescription(description),
+    Flag.filter((n) => n >= min, (n) => `--${name} ${n} is below ${min}`),
+    Flag.withDefault(fallback)
+  )
+
+const notify = Command.make(
+  "notify",
+  {
+    sources: count("sources", "Sources of the organization", 50),
+    components: count("components", "Components of each source", 20),
+    rate: count("rate", "Events published per second", 1000),
+    duration: count("duration", "Seconds of publishing", 30),
+    warmup: count("warmup", "Seconds of publishing before measuring, delivered in full first", 2, 0),
+    wait: count("wait", "Seconds to wait for the last deliveries after publishing", 30)
+  },
+  Effect.fn(function*({ sources, components, rate, duration, warmup, wait }) {
+    // A fresh embedded DATA_DIR (removed afterwards; it also holds the secrets key) unless stores are
+    // configured; the webhook receiver is on 127.0.0.1, so deliveries to private addresses are allowed.
+    const env = process.env
+    const dataDir = env["DATA_DIR"] === undefined ? Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-")) : undefined
+    const overrides = ConfigProvider.fromEnvRecord({
+      ...env,
+      ...(dataDir ? { DATA_DIR: dataDir } : {}),
+      NOTIFIER_ALLOW_PRIVATE: "true"
+    })
+    const result = yield* runNotifyBench({ sources, components, rate, durationS: duration, warmupS: warmup, waitS: wait }).pipe(
+      Effect.provide(benchStoresLayer),
+      Effect.provide(ConfigProvider.layer(overrides)),
+      Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
+      Effect.provide(Logger.layer([Logger.withConsoleError(Logger.formatJson)])),
+      Effect.ensuring(Effect.sync(() => dataDir && Fs.rmSync(dataDir, { recursive: true, force: true })))
+    )
+    const command = `statusgrid bench notify --rate ${rate} --duration ${duration}` +
+      `${sources === 50 ? "" : ` --sources ${sources}`}${components === 20 ? "" : ` --components ${components}`}${warmup === 2 ? "" : ` --warmup ${warmup}`}${wait === 30 ? "" : ` --wait ${wait}`}`
+    const { bench, ...figures } = result
+    yield* Console.log(JSON.stringify({ bench, command, ...figures }))
+  })
+).pipe(Command.withDescription(
+  "Publish component flips onto the event stream at a rate and print deliveries to a local webhook, events/s and latency"
+))
+
 export const bench = Command.make("bench").pipe(
   Command.withDescription("Benchmarks; each prints one JSON line"),
-  Command.withSubcommands([poller, monitors, api])
+  Command.withSubcommands([poller, monitors, api, notify])
 )
