@@ -57,5 +57,13 @@ CREATE INDEX alert_groups_due_idx ON alert_groups (flush_at) WHERE flushed_at IS
 ALTER TABLE deliveries
   ADD COLUMN alert_id uuid REFERENCES alerts (id) ON DELETE SET NULL,
   -- The words for people ({event, title, text, url, level, vars}); NULL: derived from the payload (test sends).
-  ADD COLUMN message jsonb;
+  ADD COLUMN message jsonb,
+  -- Order of writing. A channel receives the deliveries of one order key (the alert's subject; '' for
+  -- test sends) in this order, so a resolve never overtakes its trigger; different subjects go in parallel.
+  ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY,
+  ADD COLUMN order_key text NOT NULL DEFAULT '',
+  -- A delivery of an alert sends the alert's payload and message (stored once, with the alert) unless it has its own.
+  ALTER COLUMN payload DROP NOT NULL,
+  ADD CONSTRAINT deliveries_payload_or_alert CHECK (payload IS NOT NULL OR alert_id IS NOT NULL);
 CREATE INDEX deliveries_alert_idx ON deliveries (alert_id) WHERE alert_id IS NOT NULL;
+CREATE INDEX deliveries_order_open_idx ON deliveries (channel_id, order_key, seq) WHERE status IN ('pending', 'sending');

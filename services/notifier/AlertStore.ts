@@ -49,21 +49,31 @@ export interface NewAlert {
   readonly escalation: ReadonlyArray<EscalationStep> | null
 }
 
-/** Writes `deliveries` for an alert's message, one per channel; a key already used writes nothing. Returns how many were written. */
+/**
+ * Writes `deliveries` for an alert, one per channel; a key already used
+ * writes nothing. They send the alert's payload and message, or `message`
+ * when given (an escalation step's). Returns how many were written.
+ */
 const insertDeliveries = (
-  alert: { readonly id: string; readonly organization_id: string; readonly rule_id: string | null; readonly event_id: string | null; readonly trigger: string },
+  alert: {
+    readonly id: string
+    readonly organization_id: string
+    readonly rule_id: string | null
+    readonly event_id: string | null
+    readonly trigger: string
+    readonly subject: string
+  },
   key: string,
   channelIds: ReadonlyArray<string>,
-  payload: NotificationPayload,
-  message: Message
+  message?: Message
 ) =>
   Effect.gen(function*() {
     if (channelIds.length === 0) return 0
     const sql = yield* SqlClient
     const rows = yield* sql<{ id: string }>`
-      INSERT INTO deliveries (organization_id, rule_id, channel_id, event_id, event_type, idempotency_key, payload, message, alert_id)
+      INSERT INTO deliveries (organization_id, rule_id, channel_id, event_id, event_type, idempotency_key, order_key, payload, message, alert_id)
       SELECT ${alert.organization_id}::uuid, ${alert.rule_id}::uuid, c.id, ${alert.event_id}, ${alert.trigger},
-        ${key} || ':' || c.id, ${JSON.stringify(payload)}::jsonb, ${JSON.stringify(message)}::jsonb, ${alert.id}::uuid
+        ${key} || ':' || c.id, ${alert.subject}, NULL, ${message === undefined ? null : JSON.stringify(message)}::jsonb, ${alert.id}::uuid
       FROM channels c WHERE c.id IN ${sql.in(channelIds)} AND c.organization_id = ${alert.organization_id}::uuid
       ON CONFLICT (idempotency_key) DO NOTHING
       RETURNING id`
@@ -90,21 +100,7 @@ export const createAlert = (alert: NewAlert, context: LinkContext) =>
       VALUES (${id}::uuid, ${alert.organization_id}::uuid, ${alert.rule_id}::uuid, ${alert.trigger}, ${alert.subject}, ${alert.level},
         ${JSON.stringify(alert.payload)}::jsonb, ${JSON.stringify(message)}::jsonb, ${shortCode},
         CASE WHEN ${firstDelay}::int IS NULL THEN NULL ELSE now() + make_interval(secs => ${firstDelay}::int) END)`
-    return yield* insertDeliveries({ ...alert, id }, alert.key, alert.channel_ids, alert.payload, message)
-  })
-
-/**
- * The subject is back to normal: its alerts stop escalating (recorded as
- * acknowledged by `recovered`). Returns how many stopped.
- */
-export const stopEscalations = (organizationId: string, subject: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    const rows = yield* sql<{ id: string }>`
-      UPDATE alerts SET acknowledged_at = now(), acknowledged_by = 'recovered', next_escalation_at = NULL
-      WHERE organization_id = ${organizationId}::uuid AND subject = ${subject} AND next_escalation_at IS NOT NULL
-      RETURNING id`
-    return rows.length
+    return yield* insertDeliveries({ ...alert, id }, alert.key, alert.channel_ids)
   })
 
 /** Adds an alert to its rule's open window for the stack, opening one that closes in `windowS` seconds. */
@@ -212,12 +208,13 @@ export const escalateDue = (limit = 50) =>
         organization_id: string
         rule_id: string | null
         trigger: string
+        subject: string
         escalation_step: number
         payload: NotificationPayload | string
         message: Message | string
         escalation: ReadonlyArray<EscalationStep> | string | null
       }>`
-        SELECT a.id, a.organization_id, a.rule_id, a.trigger, a.escalation_step, a.payload, a.message, r.escalation
+        SELECT a.id, a.organization_id, a.rule_id, a.trigger, a.subject, a.escalation_step, a.payload, a.message, r.escalation
         FROM alerts a LEFT JOIN notification_rules r ON r.id = a.rule_id
         WHERE a.next_escalation_at IS NOT NULL AND a.next_escalation_at <= now()
         ORDER BY a.next_escalation_at LIMIT ${limit}
@@ -233,7 +230,6 @@ export const escalateDue = (limit = 50) =>
             { ...alert, event_id: null },
             `${alert.id}:escalation:${alert.escalation_step + 1}`,
             channelIds,
-            fromJson<NotificationPayload>(alert.payload),
             message
           )
           sent += 1

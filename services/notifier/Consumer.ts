@@ -4,7 +4,7 @@ import { Bus } from "../platform/Bus.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { RedisKeys } from "../poller/Publisher.ts"
 import { escalateDue, flushDueGroups, type LinkContext } from "./AlertStore.ts"
-import { enqueueEvent } from "./Matcher.ts"
+import { enqueueEvents } from "./Matcher.ts"
 import { Wakeup } from "./Wakeup.ts"
 
 /** The consumer group of the event stream; every process reads as the one consumer of that name. */
@@ -15,8 +15,8 @@ const consumer = "notifier"
 export const ackPurpose = "alert-ack"
 
 export const ConsumerConfig = Config.all({
-  /** Events of different sources or monitors handled at once (each in its own transaction). */
-  concurrency: Config.Int("NOTIFIER_CONCURRENCY").pipe(Config.withDefault(8)),
+  /** Stream entries read and handled as one batch (one transaction). */
+  batch: Config.Int("NOTIFIER_EVENT_BATCH").pipe(Config.withDefault(500)),
   publicUrl: Config.String("PUBLIC_URL").pipe(Config.withDefault("http://localhost:8080")),
   /** How often grouping windows and escalation steps are checked. */
   timerMs: Config.Int("NOTIFIER_TIMER_MS").pipe(Config.withDefault(500))
@@ -32,9 +32,6 @@ const eventOf = (fields: Readonly<Record<string, string>>): StreamEvent | undefi
   }
 }
 
-/** Events of one subject's source (or monitor) are handled in order; different ones at once. */
-const partitionOf = (event: StreamEvent): string => ("monitor" in event ? `m:${event.monitor.id}` : `s:${event.source.key}`)
-
 const linkContext = Effect.gen(function*() {
   const box = yield* SecretBox
   const config = yield* Effect.orDie(ConsumerConfig)
@@ -44,9 +41,9 @@ const linkContext = Effect.gen(function*() {
 
 /**
  * Reads the event stream through a consumer group and turns matching events
- * into alerts and outbox rows (services/notifier/Matcher.ts), events of
- * different sources or monitors at once, each subject's in order, and
- * acknowledges a batch only after its rows are written (at least once). Entries read
+ * into alerts and outbox rows (services/notifier/Matcher.ts), a batch of
+ * entries in one transaction, in stream order, and acknowledges the batch
+ * only after its rows are written (at least once). Entries read
  * but not acknowledged (a crash, a database error) are read again first on
  * every round; a second handling writes nothing new, as deliveries are keyed
  * by event and channel and the cooldown has recorded the first. All
@@ -61,23 +58,21 @@ const consumerLoop = Layer.effectDiscard(Effect.gen(function*() {
   const { config, context } = yield* linkContext
   yield* bus.xgroupCreate(RedisKeys.events, group, "$")
   const round = Effect.gen(function*() {
-    const pending = yield* bus.xreadgroup(RedisKeys.events, group, consumer, { count: 200, blockMs: 0, pending: true })
-    const entries = pending.length > 0 ? pending : yield* bus.xreadgroup(RedisKeys.events, group, consumer, { count: 200, blockMs: 1000 })
-    const partitions = new Map<string, Array<StreamEvent>>()
+    const pending = yield* bus.xreadgroup(RedisKeys.events, group, consumer, { count: config.batch, blockMs: 0, pending: true })
+    const entries = pending.length > 0
+      ? pending
+      : yield* bus.xreadgroup(RedisKeys.events, group, consumer, { count: config.batch, blockMs: 1000 })
+    const events: Array<StreamEvent> = []
     for (const entry of entries) {
       const event = eventOf(entry.fields)
       if (event === undefined) {
         yield* Effect.logWarning("skipping a stream entry that is not an event").pipe(Effect.annotateLogs({ entry: entry.id }))
-        continue
+      } else {
+        events.push(event)
       }
-      const key = partitionOf(event)
-      partitions.set(key, [...(partitions.get(key) ?? []), event])
     }
-    yield* Effect.forEach(partitions.values(), (events) =>
-      Effect.forEach(events, (event) =>
-        enqueueEvent(event, context).pipe(
-          Effect.tap((outcomes) => (outcomes.includes("alert") ? wakeup.wake : Effect.void))
-        )), { concurrency: config.concurrency, discard: true })
+    const outcomes = yield* enqueueEvents(events, context)
+    if (outcomes.some((o) => o.includes("alert"))) yield* wakeup.wake
     if (entries.length > 0) yield* bus.xack(RedisKeys.events, group, entries.map((e) => e.id))
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("event handling failed; retrying", cause).pipe(Effect.andThen(Effect.sleep("1 second")))))
   yield* round.pipe(Effect.forever, Effect.forkScoped)

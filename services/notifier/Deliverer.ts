@@ -3,7 +3,7 @@ import type { ChannelType } from "../domain/Channel.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { guardedAgent } from "./Egress.ts"
 import { Wakeup } from "./Wakeup.ts"
-import { type Claimed, Outbox, OutboxConfig, messageOf } from "./Outbox.ts"
+import { type Attempted, type Claimed, Outbox, OutboxConfig, messageOf } from "./Outbox.ts"
 import type { Sender, SendResult } from "./Sender.ts"
 import { makeSenders } from "./senders.ts"
 
@@ -29,8 +29,6 @@ export class Senders extends Context.Service<Senders, Readonly<Record<ChannelTyp
   )
 }
 
-/** Attempts in flight at once per process. */
-const concurrency = 16
 const attemptTimeoutMs = 10_000
 
 const attempt = (senders: Readonly<Record<ChannelType, Sender>>, claimed: Claimed, publicUrl: string) =>
@@ -66,10 +64,28 @@ export const layer = Layer.effectDiscard(Effect.gen(function*() {
   const wakeup = yield* Wakeup
   const round = Effect.gen(function*() {
     const claimed = yield* outbox.claim
-    yield* Effect.forEach(claimed, (c) =>
-      attempt(senders, c, config.publicUrl).pipe(
-        Effect.flatMap(({ ms, result }) => outbox.record(c, result, ms))
-      ), { concurrency, discard: true })
+    // Queues at once; each channel and subject's deliveries one after another, in order, stopping at one that must be retried.
+    const queues = new Map<string, Array<Claimed>>()
+    for (const c of claimed) {
+      const key = `${c.channel_id}|${c.order_key}`
+      queues.set(key, [...(queues.get(key) ?? []), c])
+    }
+    // The round's attempts are recorded together; a crash before that resends them after the lease, with the same keys.
+    const done: Array<Attempted> = []
+    const released: Array<Claimed> = []
+    yield* Effect.forEach(queues.values(), (queue) =>
+      Effect.gen(function*() {
+        for (const [i, c] of queue.entries()) {
+          const { ms, result } = yield* attempt(senders, c, config.publicUrl)
+          done.push({ claimed: c, result, durationMs: ms })
+          if (!result.ok && result.retryable) {
+            released.push(...queue.slice(i + 1))
+            return
+          }
+        }
+      }), { concurrency: config.concurrency, discard: true })
+    yield* outbox.recordAll(done)
+    yield* outbox.release(released)
     if (claimed.length === 0) yield* wakeup.wait(config.pollMs)
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("delivery round failed", cause).pipe(Effect.andThen(Effect.sleep("1 second")))))
   yield* round.pipe(Effect.forever, Effect.forkScoped)

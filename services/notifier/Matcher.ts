@@ -1,14 +1,18 @@
 import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
 import { SqlClient } from "effect/sql/SqlClient"
+import type { NotificationPayload } from "../domain/Channel.ts"
 import type { StreamEvent } from "../domain/Event.ts"
 import type { AlertLevel, RuleSchedule, RuleTemplate } from "../domain/Rule.ts"
-import { addToGroup, channelUsable, createAlert, type EscalationStep, fromJson, type LinkContext, stopEscalations } from "./AlertStore.ts"
+import { ackUrl, addToGroup, channelUsable, type EscalationStep, fromJson, type LinkContext, shortUrl } from "./AlertStore.ts"
 import { type Candidate, candidateOf, subjectOf } from "./Candidate.ts"
-import { links, messageOf, payloadOf, type Placement } from "./Compose.ts"
+import { links, messageOf, payloadOf, type Placement, withAckLink } from "./Compose.ts"
 import { scheduleAllows } from "./Schedule.ts"
+import type { Message } from "./Sender.ts"
 
-/** One active rule whose trigger and scope match a candidate, in the placement it matched. */
+/** One active rule whose trigger and scope match the candidate at `idx` of a batch, in the placement it matched. */
 interface Match extends Placement {
+  readonly idx: number
   readonly rule_id: string
   readonly organization_id: string
   readonly alert_levels: ReadonlyArray<AlertLevel> | string
@@ -24,135 +28,225 @@ interface Match extends Placement {
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-/**
- * Where a candidate is shown, per organization: `(organization_id,
- * stack_id, stack_name, stack_slug, component_uuid, monitor_id)` rows. A
- * component is shown by stacks holding it or its whole source; an incident by
- * stacks holding its source or any of its components; a monitor by its own
- * organization (no stack) and by stacks holding it.
- */
-const placements = (sql: SqlClient, candidate: Candidate) => {
-  switch (candidate.kind) {
-    case "component":
-      return sql`
-        SELECT DISTINCT st.organization_id, st.id AS stack_id, st.name AS stack_name, st.slug AS stack_slug,
-          c.id AS component_uuid, NULL::uuid AS monitor_id
-        FROM components c JOIN sources s ON s.id = c.source_id
-        JOIN stack_items i ON i.component_id = c.id OR i.source_id = s.id
-        JOIN stacks st ON st.id = i.stack_id
-        WHERE s.key = ${candidate.event.source.key} AND c.external_id = ${candidate.event.component.id}`
-    case "incident":
-      return sql`
-        SELECT DISTINCT st.organization_id, st.id AS stack_id, st.name AS stack_name, st.slug AS stack_slug,
-          i.component_id AS component_uuid, NULL::uuid AS monitor_id
-        FROM sources s
-        JOIN stack_items i ON i.source_id = s.id OR i.component_id IN (SELECT id FROM components WHERE source_id = s.id)
-        JOIN stacks st ON st.id = i.stack_id
-        WHERE s.key = ${candidate.event.source.key}`
-    case "monitor": {
-      const id = candidate.event.monitor.id
-      if (!uuidPattern.test(id)) return sql`SELECT NULL::uuid AS organization_id WHERE false`
-      return sql`
-        SELECT st.organization_id, st.id AS stack_id, st.name AS stack_name, st.slug AS stack_slug,
-          NULL::uuid AS component_uuid, m.id AS monitor_id
-        FROM monitors m JOIN stack_items i ON i.monitor_id = m.id JOIN stacks st ON st.id = i.stack_id
-        WHERE m.id = ${id}::uuid
-        UNION ALL
-        SELECT m.organization_id, NULL::uuid, '', '', NULL::uuid, m.id FROM monitors m WHERE m.id = ${id}::uuid`
-    }
-  }
+/** A candidate as the batch queries read it (`jsonb_to_recordset`). */
+interface Input {
+  readonly idx: number
+  readonly kind: Candidate["kind"]
+  readonly source_key: string | null
+  readonly external_id: string | null
+  readonly incident_id: string | null
+  readonly monitor_id: string | null
+  readonly trigger: string
+  readonly ts: string
 }
 
+const inputOf = (candidate: Candidate, idx: number): Input => ({
+  idx,
+  kind: candidate.kind,
+  source_key: candidate.kind === "monitor" ? null : candidate.event.source.key,
+  external_id: candidate.kind === "component" ? candidate.event.component.id : null,
+  incident_id: candidate.kind === "incident" ? candidate.event.incident.id : null,
+  monitor_id: candidate.kind === "monitor" && uuidPattern.test(candidate.event.monitor.id) ? candidate.event.monitor.id : null,
+  trigger: candidate.trigger,
+  ts: candidate.event.timestamp
+})
+
+/** The same subject within one batch, whatever its database id: recoveries later in a batch stop its escalations. */
+const batchKey = (c: Candidate): string =>
+  c.kind === "monitor" ? `m|${c.event.monitor.id}`
+  : c.kind === "incident" ? `i|${c.event.source.key}|${c.event.incident.id}`
+  : `c|${c.event.source.key}|${c.event.component.id}`
+
+const inputColumns = "idx int, kind text, source_key text, external_id text, incident_id text, monitor_id uuid, trigger text, ts timestamptz"
+
 /**
- * The active rules with the candidate's trigger whose scope covers it, one
- * row per rule (a stack not under maintenance, in a stack rather than none,
- * then the first stack by name),
- * with the channels it may send to now (enabled, allowed by the plan, SMS
- * within the month's allowance).
+ * The active rules whose trigger and scope match each candidate of a batch,
+ * one row per candidate and rule, in one statement. Where a candidate is
+ * shown: a component by stacks holding it or its whole source; an incident
+ * by stacks holding its source or any of its components; a monitor by its
+ * own organization (no stack) and by stacks holding it. Of several
+ * placements a rule takes a stack not under maintenance, then one in a stack
+ * rather than none, then the first by name. Each row carries the channels
+ * the rule may send to now (enabled, allowed by the plan, SMS within the
+ * month's allowance).
  */
-const matchingRules = (candidate: Candidate) =>
+const matchingRules = (inputs: ReadonlyArray<Input>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
     return yield* sql<Match>`
-      WITH placed AS (${placements(sql, candidate)})
-      SELECT DISTINCT ON (r.id) r.id AS rule_id, r.organization_id, o.slug AS organization_slug,
+      WITH x AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(inputs)}::jsonb) AS t(${sql.literal(inputColumns)})),
+      placed AS (
+        SELECT x.idx, st.organization_id, st.id AS stack_id, st.name AS stack_name, st.slug AS stack_slug,
+          c.id AS component_uuid, NULL::uuid AS monitor_id
+        FROM x JOIN sources s ON s.key = x.source_key JOIN components c ON c.source_id = s.id AND c.external_id = x.external_id
+        JOIN stack_items i ON i.component_id = c.id JOIN stacks st ON st.id = i.stack_id
+        WHERE x.kind = 'component'
+        UNION
+        SELECT x.idx, st.organization_id, st.id, st.name, st.slug, c.id, NULL::uuid
+        FROM x JOIN sources s ON s.key = x.source_key JOIN components c ON c.source_id = s.id AND c.external_id = x.external_id
+        JOIN stack_items i ON i.source_id = s.id JOIN stacks st ON st.id = i.stack_id
+        WHERE x.kind = 'component'
+        UNION
+        SELECT x.idx, st.organization_id, st.id, st.name, st.slug, NULL::uuid, NULL::uuid
+        FROM x JOIN sources s ON s.key = x.source_key JOIN stack_items i ON i.source_id = s.id JOIN stacks st ON st.id = i.stack_id
+        WHERE x.kind = 'incident'
+        UNION
+        SELECT x.idx, st.organization_id, st.id, st.name, st.slug, c.id, NULL::uuid
+        FROM x JOIN sources s ON s.key = x.source_key JOIN components c ON c.source_id = s.id
+        JOIN stack_items i ON i.component_id = c.id JOIN stacks st ON st.id = i.stack_id
+        WHERE x.kind = 'incident'
+        UNION
+        SELECT x.idx, st.organization_id, st.id, st.name, st.slug, NULL::uuid, m.id
+        FROM x JOIN monitors m ON m.id = x.monitor_id JOIN stack_items i ON i.monitor_id = m.id JOIN stacks st ON st.id = i.stack_id
+        WHERE x.kind = 'monitor'
+        UNION
+        SELECT x.idx, m.organization_id, NULL::uuid, '', '', NULL::uuid, m.id
+        FROM x JOIN monitors m ON m.id = x.monitor_id
+        WHERE x.kind = 'monitor'
+      )
+      SELECT DISTINCT ON (h.idx, r.id) h.idx, r.id AS rule_id, r.organization_id, o.slug AS organization_slug,
         to_jsonb(r.alert_levels) AS alert_levels, r.schedule, r.group_window_s, r.cooldown_s, r.escalation, r.template,
         h.stack_id, h.stack_name, h.stack_slug, h.component_uuid,
         EXISTS (SELECT 1 FROM maintenance_windows w
           WHERE w.organization_id = r.organization_id AND (w.stack_id IS NULL OR w.stack_id = h.stack_id)
-            AND w.starts_at <= ${candidate.event.timestamp}::timestamptz AND w.ends_at > ${candidate.event.timestamp}::timestamptz
+            AND w.starts_at <= x.ts AND w.ends_at > x.ts
         ) AS in_maintenance,
         COALESCE((SELECT jsonb_agg(c.id ORDER BY c.id) FROM rule_channels rc JOIN channels c ON c.id = rc.channel_id
           WHERE rc.rule_id = r.id AND ${channelUsable(sql)}), '[]'::jsonb) AS channel_ids
-      FROM notification_rules r
-      JOIN placed h ON h.organization_id = r.organization_id
+      FROM placed h
+      JOIN x ON x.idx = h.idx
+      JOIN notification_rules r ON r.organization_id = h.organization_id AND r.active AND x.trigger = ANY (r.triggers)
       JOIN organizations o ON o.id = r.organization_id
       JOIN plans p ON p.id = o.plan_id
-      WHERE r.active AND ${candidate.trigger} = ANY (r.triggers)
-        AND (r.scope = 'all' OR EXISTS (
-          SELECT 1 FROM rule_scope_items si WHERE si.rule_id = r.id
-            AND (si.stack_id = h.stack_id OR si.component_id = h.component_uuid OR si.monitor_id = h.monitor_id)))
-      ORDER BY r.id, in_maintenance, h.stack_id IS NULL, h.stack_name`
+      WHERE r.scope = 'all' OR EXISTS (
+        SELECT 1 FROM rule_scope_items si WHERE si.rule_id = r.id
+          AND (si.stack_id = h.stack_id OR si.component_id = h.component_uuid OR si.monitor_id = h.monitor_id))
+      ORDER BY h.idx, r.id, in_maintenance, h.stack_id IS NULL, h.stack_name`
   })
 
 /**
- * The cooldown (at most one alert per rule and subject per `cooldown_s`
- * unless the status changes again), decided and recorded at once: true when
- * this alert may go. Times are the events' own, so a backlog is judged by
- * when the changes happened.
+ * Recoveries in the batch stop the escalations of alerts already made about
+ * their subjects, in every organization (recorded as acknowledged by
+ * `recovered`).
  */
-const passCooldown = (ruleId: string, subject: string, status: string, at: string, cooldownS: number) =>
+const stopEscalations = (recoveries: ReadonlyArray<Input>) =>
   Effect.gen(function*() {
+    if (recoveries.length === 0) return
     const sql = yield* SqlClient
-    const rows = yield* sql<{ rule_id: string }>`
+    yield* sql`
+      WITH x AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(recoveries)}::jsonb) AS t(${sql.literal(inputColumns)})),
+      subjects AS (
+        SELECT 'monitor:' || x.monitor_id AS subject FROM x WHERE x.kind = 'monitor'
+        UNION SELECT 'incident:' || x.source_key || ':' || x.incident_id FROM x WHERE x.kind = 'incident'
+        UNION SELECT 'component:' || c.id FROM x JOIN sources s ON s.key = x.source_key
+          JOIN components c ON c.source_id = s.id AND c.external_id = x.external_id WHERE x.kind = 'component'
+      )
+      UPDATE alerts SET acknowledged_at = now(), acknowledged_by = 'recovered', next_escalation_at = NULL
+      WHERE next_escalation_at IS NOT NULL AND subject IN (SELECT subject FROM subjects)`
+  })
+
+interface SubjectState {
+  readonly status: string
+  readonly at: number
+}
+
+/** The cooldown state of the batch's (rule, subject) pairs, locked until the batch commits. */
+const loadStates = (pairs: ReadonlyArray<{ readonly rule_id: string; readonly subject: string }>) =>
+  Effect.gen(function*() {
+    const states = new Map<string, SubjectState>()
+    if (pairs.length === 0) return states
+    const sql = yield* SqlClient
+    const rows = yield* sql<{ rule_id: string; subject: string; last_status: string; last_alert_at: Date | string }>`
+      SELECT s.rule_id, s.subject, s.last_status, s.last_alert_at FROM rule_subject_state s
+      JOIN jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p(rule_id uuid, subject text)
+        ON p.rule_id = s.rule_id AND p.subject = s.subject
+      ORDER BY s.rule_id, s.subject
+      FOR UPDATE OF s`
+    for (const row of rows) states.set(`${row.rule_id}|${row.subject}`, { status: row.last_status, at: new Date(row.last_alert_at).getTime() })
+    return states
+  })
+
+const saveStates = (states: ReadonlyMap<string, SubjectState>) =>
+  Effect.gen(function*() {
+    if (states.size === 0) return
+    const sql = yield* SqlClient
+    const rows = [...states].map(([key, s]) => {
+      const bar = key.indexOf("|")
+      return { rule_id: key.slice(0, bar), subject: key.slice(bar + 1), last_status: s.status, last_alert_at: new Date(s.at).toISOString() }
+    })
+    yield* sql`
       INSERT INTO rule_subject_state (rule_id, subject, last_status, last_alert_at)
-      VALUES (${ruleId}::uuid, ${subject}, ${status}, ${at}::timestamptz)
-      ON CONFLICT (rule_id, subject) DO UPDATE SET last_status = EXCLUDED.last_status, last_alert_at = EXCLUDED.last_alert_at
-      WHERE rule_subject_state.last_status IS DISTINCT FROM EXCLUDED.last_status
-        OR rule_subject_state.last_alert_at <= EXCLUDED.last_alert_at - make_interval(secs => ${cooldownS})
-      RETURNING rule_id`
-    return rows.length > 0
+      SELECT rule_id, subject, last_status, last_alert_at
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(rule_id uuid, subject text, last_status text, last_alert_at timestamptz)
+      ON CONFLICT (rule_id, subject) DO UPDATE SET last_status = EXCLUDED.last_status, last_alert_at = EXCLUDED.last_alert_at`
+  })
+
+/** An alert decided in a batch, written with the batch's other alerts. */
+interface PendingAlert {
+  readonly id: string
+  readonly organization_id: string
+  readonly rule_id: string
+  readonly trigger: string
+  readonly subject: string
+  readonly level: AlertLevel
+  readonly payload: NotificationPayload
+  readonly message: Message
+  readonly short_code: string
+  readonly first_delay: number | null
+  /** A recovery of the subject comes later in the same batch: no escalation. */
+  recovered: boolean
+  readonly event_id: string
+  readonly channel_ids: ReadonlyArray<string>
+}
+
+const writeAlerts = (alerts: ReadonlyArray<PendingAlert>) =>
+  Effect.gen(function*() {
+    if (alerts.length === 0) return 0
+    const sql = yield* SqlClient
+    yield* sql`
+      INSERT INTO alerts (id, organization_id, rule_id, trigger, subject, level, payload, message, short_code,
+        next_escalation_at, acknowledged_at, acknowledged_by)
+      SELECT id, organization_id, rule_id, trigger, subject, level, payload, message, short_code,
+        CASE WHEN first_delay IS NULL OR recovered THEN NULL ELSE now() + make_interval(secs => first_delay) END,
+        CASE WHEN recovered AND first_delay IS NOT NULL THEN now() END,
+        CASE WHEN recovered AND first_delay IS NOT NULL THEN 'recovered' END
+      FROM jsonb_to_recordset(${JSON.stringify(alerts.map(({ channel_ids: _, event_id: __, ...a }) => a))}::jsonb)
+        AS t(id uuid, organization_id uuid, rule_id uuid, trigger text, subject text, level text, payload jsonb, message jsonb,
+          short_code text, first_delay int, recovered boolean)`
+    // One delivery per channel (sending the alert's payload and message); the key is the event and the channel,
+    // so several rules (or stacks) reaching one channel send once.
+    const seen = new Set<string>()
+    const deliveries = alerts.flatMap((a) =>
+      a.channel_ids.flatMap((channel_id) => {
+        const key = `${a.event_id}:${channel_id}`
+        if (seen.has(key)) return []
+        seen.add(key)
+        return [{
+          alert_id: a.id,
+          organization_id: a.organization_id,
+          rule_id: a.rule_id,
+          channel_id,
+          event_id: a.event_id,
+          event_type: a.trigger,
+          key,
+          order_key: a.subject
+        }]
+      })).map((d, ord) => ({ ...d, ord }))
+    if (deliveries.length === 0) return 0
+    const rows = yield* sql<{ id: string }>`
+      INSERT INTO deliveries (organization_id, rule_id, channel_id, event_id, event_type, idempotency_key, order_key, alert_id)
+      SELECT t.organization_id, t.rule_id, c.id, t.event_id, t.event_type, t.key, t.order_key, t.alert_id
+      FROM jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb)
+        AS t(alert_id uuid, organization_id uuid, rule_id uuid, channel_id uuid, event_id text, event_type text, key text, order_key text, ord int)
+      JOIN channels c ON c.id = t.channel_id AND c.organization_id = t.organization_id
+      ORDER BY t.ord
+      ON CONFLICT (idempotency_key) DO NOTHING
+      RETURNING id`
+    return rows.length
   })
 
 /** Why a matched rule did not alert, or "alert"/"grouped": for logs and tests. */
 export type Outcome = "alert" | "grouped" | "maintenance" | "level" | "schedule" | "cooldown" | "no-channels"
-
-/**
- * Turns one event into alerts, in one transaction: for every organization
- * showing its subject and every active rule with the trigger and scope, the
- * organization's maintenance windows (alerts in their scope held), the
- * alert level filter, the schedule (in the rule's time zone, at the event's
- * time), the cooldown, then either the rule's grouping window for the stack
- * or an alert with one delivery per channel (idempotency key = event id and
- * channel, so several rules or stacks sending the same event to one
- * destination send it once). A recovery stops the subject's escalations.
- * Returns each matched rule's outcome.
- */
-export const enqueueEvent = (event: StreamEvent, context: LinkContext) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    const candidate = candidateOf(event)
-    if (candidate === undefined) return []
-    return yield* sql.withTransaction(Effect.gen(function*() {
-      const matches = yield* matchingRules(candidate)
-      if (candidate.recovery) {
-        const subjects = new Map<string, string>()
-        if (candidate.kind === "component" || candidate.kind === "incident") {
-          // Placements of every organization, matched by rules or not: recovery ends escalation everywhere.
-          const shown = yield* sql<{ organization_id: string; component_uuid: string | null }>`
-            SELECT DISTINCT organization_id, component_uuid FROM (${placements(sql, candidate)}) AS p`
-          for (const s of shown) subjects.set(`${s.organization_id}|${subjectOf(candidate, s.component_uuid)}`, s.organization_id)
-        } else {
-          const shown = yield* sql<{ organization_id: string }>`SELECT DISTINCT organization_id FROM (${placements(sql, candidate)}) AS p`
-          for (const s of shown) subjects.set(`${s.organization_id}|${subjectOf(candidate, null)}`, s.organization_id)
-        }
-        for (const [key, organizationId] of subjects) yield* stopEscalations(organizationId, key.slice(key.indexOf("|") + 1))
-      }
-      const outcomes: Array<Outcome> = []
-      for (const m of matches) outcomes.push(yield* alertFor(candidate, m, context))
-      return outcomes
-    }))
-  })
 
 /**
  * The schedule's verdict at the event's time. A zone the runtime no longer
@@ -167,17 +261,79 @@ const allowedNow = (schedule: RuleSchedule | null, candidate: Candidate): boolea
   }
 }
 
-const alertFor = (candidate: Candidate, m: Match, context: LinkContext) =>
+/**
+ * Turns a batch of events (in stream order) into alerts, in one transaction
+ * of a few statements whatever the batch's size: for every organization
+ * showing an event's subject and every active rule with the trigger and
+ * scope, the organization's maintenance windows (alerts in their scope
+ * held), the alert level filter, the schedule (in the rule's time zone, at
+ * the event's time), the cooldown (per rule and subject, a new alert within
+ * `cooldown_s` needs a new status; judged in event order, at the events' own
+ * times), then either the rule's grouping window for the stack or an alert
+ * with one delivery per channel. Recoveries stop their subjects'
+ * escalations. Returns each event's outcomes, one per matched rule.
+ */
+export const enqueueEvents = (events: ReadonlyArray<StreamEvent>, context: LinkContext) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const candidates = events.map(candidateOf)
+    const outcomes: Array<Array<Outcome>> = events.map(() => [])
+    const inputs = candidates.flatMap((c, idx) => (c === undefined ? [] : [inputOf(c, idx)]))
+    if (inputs.length === 0) return outcomes
+    return yield* sql.withTransaction(Effect.gen(function*() {
+      const matches = yield* matchingRules(inputs)
+      yield* stopEscalations(inputs.filter((i) => candidates[i.idx]!.recovery))
+      const subjects = matches.map((m) => subjectOf(candidates[m.idx]!, m.component_uuid))
+      const states = yield* loadStates([...new Set(matches.map((m, i) => `${m.rule_id}|${subjects[i]}`))].map((key) => ({
+        rule_id: key.slice(0, key.indexOf("|")),
+        subject: key.slice(key.indexOf("|") + 1)
+      })))
+      const changed = new Map<string, SubjectState>()
+      const alerts: Array<PendingAlert & { readonly batchKey: string; readonly idx: number }> = []
+      for (const [n, m] of matches.entries()) {
+        const candidate = candidates[m.idx]!
+        const outcome = yield* decide(candidate, m, subjects[n]!, states, changed, context, alerts)
+        outcomes[m.idx]!.push(outcome)
+      }
+      // A recovery later in the batch ends the escalation of an alert made earlier in it.
+      const lastRecovery = new Map<string, number>()
+      for (const [idx, c] of candidates.entries()) if (c?.recovery === true) lastRecovery.set(batchKey(c), idx)
+      for (const a of alerts) if ((lastRecovery.get(a.batchKey) ?? -1) > a.idx) a.recovered = true
+      yield* saveStates(changed)
+      yield* writeAlerts(alerts)
+      return outcomes
+    }))
+  })
+
+/** One event's one event: `enqueueEvents` of a batch of one. */
+export const enqueueEvent = (event: StreamEvent, context: LinkContext) =>
+  Effect.map(enqueueEvents([event], context), (outcomes) => outcomes[0] ?? [])
+
+const decide = (
+  candidate: Candidate,
+  m: Match,
+  subject: string,
+  states: Map<string, SubjectState>,
+  changed: Map<string, SubjectState>,
+  context: LinkContext,
+  alerts: Array<PendingAlert & { readonly batchKey: string; readonly idx: number }>
+) =>
   Effect.gen(function*() {
     if (m.in_maintenance) return "maintenance" as const
     const levels = fromJson<ReadonlyArray<AlertLevel>>(m.alert_levels)
     if (levels.length > 0 && !levels.includes(candidate.level)) return "level" as const
     if (!allowedNow(fromJson<RuleSchedule | null>(m.schedule), candidate)) return "schedule" as const
     const channelIds = fromJson<ReadonlyArray<string>>(m.channel_ids)
-    const escalation = fromJson<ReadonlyArray<EscalationStep> | null>(m.escalation)
-    if (channelIds.length === 0 && (escalation ?? []).length === 0) return "no-channels" as const
-    const subject = subjectOf(candidate, m.component_uuid)
-    if (!(yield* passCooldown(m.rule_id, subject, candidate.status, candidate.event.timestamp, m.cooldown_s))) return "cooldown" as const
+    const escalation = fromJson<ReadonlyArray<EscalationStep> | null>(m.escalation) ?? []
+    if (channelIds.length === 0 && escalation.length === 0) return "no-channels" as const
+    const stateKey = `${m.rule_id}|${subject}`
+    const at = Date.parse(candidate.event.timestamp)
+    const last = states.get(stateKey)
+    if (last !== undefined && last.status === candidate.status && at - last.at < m.cooldown_s * 1000) return "cooldown" as const
+    const state = { status: candidate.status, at: Number.isNaN(at) ? Date.now() : at }
+    states.set(stateKey, state)
+    changed.set(stateKey, state)
+
     const link = links(context.publicUrl, m.organization_slug)
     const url = candidate.kind === "monitor" && m.stack_id === null ? link.monitor(candidate.event.monitor.id)
       : m.stack_id === null ? link.dashboard : link.stack(m.stack_slug)
@@ -190,18 +346,25 @@ const alertFor = (candidate: Candidate, m: Match, context: LinkContext) =>
       )
       return "grouped" as const
     }
-    yield* createAlert({
+    const id = crypto.randomUUID()
+    const shortCode = randomBytes(6).toString("base64url")
+    const linked = { ...message, shortUrl: shortUrl(context, shortCode) }
+    alerts.push({
+      id,
       organization_id: m.organization_id,
       rule_id: m.rule_id,
       trigger: candidate.trigger,
       subject,
       level: candidate.level,
       payload,
-      message,
+      message: escalation.length > 0 ? withAckLink(linked, ackUrl(context, id)) : linked,
+      short_code: shortCode,
+      first_delay: escalation[0]?.delay_s ?? null,
+      recovered: false,
       event_id: candidate.event.id,
-      key: candidate.event.id,
       channel_ids: channelIds,
-      escalation
-    }, context)
+      batchKey: batchKey(candidate),
+      idx: m.idx
+    })
     return "alert" as const
   })

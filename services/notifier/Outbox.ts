@@ -7,7 +7,9 @@ import type { Destination, Message, SendResult } from "./Sender.ts"
 /** Delivery settings (README, Configuration). */
 export const OutboxConfig = Config.all({
   pollMs: Config.Int("NOTIFIER_POLL_MS").pipe(Config.withDefault(500)),
-  batch: Config.Int("NOTIFIER_BATCH").pipe(Config.withDefault(50)),
+  batch: Config.Int("NOTIFIER_BATCH").pipe(Config.withDefault(200)),
+  /** Attempts in flight at once per process (each to a different channel and subject). */
+  concurrency: Config.Int("NOTIFIER_CONCURRENCY").pipe(Config.withDefault(32)),
   /** A claimed delivery is someone else's to retry if its sender has not finished by then (a crash). */
   leaseMs: Config.Int("NOTIFIER_LEASE_MS").pipe(Config.withDefault(60_000)),
   maxAttempts: Config.Int("NOTIFIER_MAX_ATTEMPTS").pipe(Config.withDefault(8)),
@@ -20,6 +22,9 @@ export type OutboxConfig = typeof OutboxConfig extends Config.Config<infer A> ? 
 /** A delivery claimed for one attempt, with where it goes. */
 export interface Claimed {
   readonly id: string
+  readonly channel_id: string
+  /** Deliveries of one channel and order key (the alert's subject) are sent in order, one at a time. */
+  readonly order_key: string
   readonly organization_slug: string
   readonly event_type: string
   readonly idempotency_key: string
@@ -30,6 +35,13 @@ export interface Claimed {
   readonly destination: Destination | undefined
   /** Why there is no destination (disabled channel, unreadable secrets). */
   readonly unusable: string
+}
+
+/** One finished attempt. */
+export interface Attempted {
+  readonly claimed: Claimed
+  readonly result: SendResult
+  readonly durationMs: number
 }
 
 /** Exponential backoff with full jitter, at least what Retry-After asked for. */
@@ -61,13 +73,19 @@ export const messageOf = (payload: NotificationPayload, eventType: string, dashb
 
 /**
  * The delivery outbox in PostgreSQL (`deliveries`, `delivery_attempts`):
- * claims due deliveries (SKIP LOCKED, so any number of processes share the
- * work, each delivery leased for one attempt at a time), and records each
- * attempt's outcome: delivered, retried later with backoff, or failed.
+ * claims due deliveries in the order they were written (SKIP LOCKED, so any
+ * number of processes share the work, each delivery leased for one attempt
+ * at a time; a delivery waits while an earlier one of its channel and subject
+ * waits for a retry or is being sent), and records each attempt's outcome:
+ * delivered, retried later with backoff, or failed.
  */
 export class Outbox extends Context.Service<Outbox, {
   readonly claim: Effect.Effect<ReadonlyArray<Claimed>>
   record(claimed: Claimed, result: SendResult, durationMs: number): Effect.Effect<void>
+  /** Records several attempts at once. */
+  recordAll(attempts: ReadonlyArray<Attempted>): Effect.Effect<void>
+  /** Hands claimed deliveries back unattempted (they must not overtake an earlier one of their channel that failed). */
+  release(claimed: ReadonlyArray<Claimed>): Effect.Effect<void>
 }>()("statusgrid/notifier/Outbox") {
   static readonly layer = Layer.effect(
     Outbox,
@@ -79,6 +97,9 @@ export class Outbox extends Context.Service<Outbox, {
       const claim = Effect.gen(function*() {
         const rows = yield* sql<{
           id: string
+          seq: string | number
+          channel_id: string
+          order_key: string
           slug: string
           event_type: string
           idempotency_key: string
@@ -92,9 +113,14 @@ export class Outbox extends Context.Service<Outbox, {
           secrets: Uint8Array | null
         }>`
           WITH due AS (
-            SELECT id FROM deliveries
+            SELECT id FROM deliveries d
             WHERE status IN ('pending', 'sending') AND next_attempt_at <= now()
-            ORDER BY next_attempt_at LIMIT ${config.batch}
+              -- First in, first out per channel and subject: not past an earlier one that waits for a retry or is being sent.
+              AND NOT EXISTS (
+                SELECT 1 FROM deliveries e
+                WHERE e.channel_id = d.channel_id AND e.order_key = d.order_key AND e.status IN ('pending', 'sending')
+                  AND e.seq < d.seq AND e.next_attempt_at > now())
+            ORDER BY seq LIMIT ${config.batch}
             FOR UPDATE SKIP LOCKED
           )
           UPDATE deliveries AS d
@@ -102,9 +128,12 @@ export class Outbox extends Context.Service<Outbox, {
               next_attempt_at = now() + ${`${config.leaseMs} milliseconds`}::interval
           FROM due, channels c, organizations o
           WHERE d.id = due.id AND c.id = d.channel_id AND o.id = d.organization_id
-          RETURNING d.id, o.slug, d.event_type, d.idempotency_key, d.attempts, d.payload, d.message,
+          RETURNING d.id, d.seq, d.channel_id, d.order_key, o.slug, d.event_type, d.idempotency_key, d.attempts,
+            COALESCE(d.payload, (SELECT a.payload FROM alerts a WHERE a.id = d.alert_id)) AS payload,
+            COALESCE(d.message, (SELECT a.message FROM alerts a WHERE a.id = d.alert_id)) AS message,
             c.type, c.name, c.enabled, c.settings, c.secrets`.pipe(Effect.orDie)
-        return yield* Effect.forEach(rows, (row) =>
+        const ordered = rows.toSorted((a, b) => Number(a.seq) - Number(b.seq))
+        return yield* Effect.forEach(ordered, (row) =>
           Effect.gen(function*() {
             const settings = typeof row.settings === "string" ? JSON.parse(row.settings) as Record<string, unknown> : row.settings
             const secrets = row.secrets === null
@@ -113,6 +142,8 @@ export class Outbox extends Context.Service<Outbox, {
             const usable = row.enabled && secrets._tag === "Success"
             return {
               id: row.id,
+              channel_id: row.channel_id,
+              order_key: row.order_key,
               organization_slug: row.slug,
               event_type: row.event_type,
               idempotency_key: row.idempotency_key,
@@ -127,26 +158,41 @@ export class Outbox extends Context.Service<Outbox, {
           }))
       })
 
-      const record = (claimed: Claimed, result: SendResult, durationMs: number) =>
-        sql.withTransaction(Effect.gen(function*() {
-          yield* sql`
-            INSERT INTO delivery_attempts (delivery_id, duration_ms, http_status, error)
-            VALUES (${claimed.id}::uuid, ${Math.max(0, Math.round(durationMs))},
-              ${result.status >= 100 && result.status <= 599 ? result.status : null}, ${result.ok ? null : result.error})`
-          if (result.ok) {
-            yield* sql`UPDATE deliveries SET status = 'delivered', delivered_at = now(), last_error = NULL
-              WHERE id = ${claimed.id}::uuid`
-          } else if (result.retryable && claimed.attempts < config.maxAttempts) {
-            const delay = nextDelayMs(claimed.attempts, result, config.backoffBaseMs, config.backoffMaxMs)
-            yield* sql`UPDATE deliveries SET status = 'pending', last_error = ${result.error},
-                next_attempt_at = now() + ${`${Math.round(delay)} milliseconds`}::interval
-              WHERE id = ${claimed.id}::uuid`
-          } else {
-            yield* sql`UPDATE deliveries SET status = 'failed', last_error = ${result.error} WHERE id = ${claimed.id}::uuid`
+      /** The attempts and the deliveries' new states, for any number of attempts, in one statement (atomic, one round trip). */
+      const recordAll = (attempts: ReadonlyArray<Attempted>) => {
+        if (attempts.length === 0) return Effect.void
+        const rows = attempts.map(({ claimed, durationMs, result }) => {
+          const retry = !result.ok && result.retryable && claimed.attempts < config.maxAttempts
+          return {
+            id: claimed.id,
+            status: result.ok ? "delivered" : retry ? "pending" : "failed",
+            delay_ms: retry ? Math.round(nextDelayMs(claimed.attempts, result, config.backoffBaseMs, config.backoffMaxMs)) : 0,
+            duration_ms: Math.max(0, Math.round(durationMs)),
+            http_status: result.status >= 100 && result.status <= 599 ? result.status : null,
+            error: result.ok ? null : result.error
           }
-        })).pipe(Effect.orDie)
+        })
+        return sql`
+          WITH r AS (
+            SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+              AS t(id uuid, status text, delay_ms int, duration_ms int, http_status int, error text)
+          ), attempt AS (
+            INSERT INTO delivery_attempts (delivery_id, duration_ms, http_status, error)
+            SELECT id, duration_ms, http_status, error FROM r
+          )
+          UPDATE deliveries d SET status = r.status,
+            delivered_at = CASE WHEN r.status = 'delivered' THEN now() END,
+            last_error = r.error,
+            next_attempt_at = CASE WHEN r.status = 'pending' THEN now() + make_interval(secs => r.delay_ms / 1000.0) ELSE d.next_attempt_at END
+          FROM r WHERE d.id = r.id`.pipe(Effect.asVoid, Effect.orDie)
+      }
 
-      return Outbox.of({ claim, record })
+      const release = (claimed: ReadonlyArray<Claimed>) =>
+        claimed.length === 0 ? Effect.void : sql`
+          UPDATE deliveries SET status = 'pending', attempts = attempts - 1, next_attempt_at = now()
+          WHERE id IN ${sql.in(claimed.map((c) => c.id))} AND status = 'sending'`.pipe(Effect.asVoid, Effect.orDie)
+
+      return Outbox.of({ claim, record: (claimed, result, durationMs) => recordAll([{ claimed, result, durationMs }]), recordAll, release })
     })
   )
 }

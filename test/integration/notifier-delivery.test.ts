@@ -103,6 +103,32 @@ describe("notifier: the outbox delivers", () => {
           assert.strictEqual(center.body.data[0].status, "delivered")
           assert.strictEqual(center.body.data[0].attempts, 4)
         }))
+
+      it.effect("a channel receives its deliveries in order: a later one waits while an earlier one is retried", () =>
+        Effect.gen(function*() {
+          const hook = yield* Receiver
+          hook.received.length = 0
+          hook.failFirst.n = 2
+          const tenant = yield* newTenant("pro")
+          const created = yield* call("POST", "/channels", {
+            key: tenant.keys.admin,
+            body: { type: "webhook", name: "Ordered", settings: { url: hook.url } }
+          })
+          const first = yield* call("POST", `/channels/${created.body.id}/test`, { key: tenant.keys.member })
+          const second = yield* call("POST", `/channels/${created.body.id}/test`, { key: tenant.keys.member })
+          const sql = yield* SqlClient
+          yield* eventually(20_000, sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM deliveries WHERE id IN (${first.body.id}::uuid, ${second.body.id}::uuid) AND status = 'delivered'`
+            .pipe(Effect.map((rows) => (rows[0]!.n === 2 ? rows : undefined))))
+          const keys = yield* sql<{ id: string; idempotency_key: string }>`
+            SELECT id, idempotency_key FROM deliveries WHERE id IN (${first.body.id}::uuid, ${second.body.id}::uuid)`
+          const keyOf = new Map(keys.map((k) => [k.idempotency_key, k.id === first.body.id ? "first" : "second"]))
+          // Without the order, the second would arrive while the first waits for its retry: first 500, second 200, ...
+          assert.deepStrictEqual(
+            hook.received.map((r) => `${keyOf.get(String(r.headers["webhook-id"]))} ${r.answered}`),
+            ["first 500", "first 500", "first 200", "second 200"]
+          )
+        }))
     }
   )
 })

@@ -195,7 +195,8 @@ describe("notification rules engine", () => {
         // "Alert" is critical: only the monitor going down.
         assert.deepStrictEqual(bodies(yield* at("/monitor/alert-only")).map((b) => b["event"]), ["monitor.down"])
         const [recovered] = yield* sql<{ message: { title: string; text: string } }>`
-          SELECT message FROM deliveries WHERE event_type = 'monitor.recovered' AND organization_id = ${t.tenant.id}::uuid`
+          SELECT COALESCE(d.message, a.message) AS message FROM deliveries d JOIN alerts a ON a.id = d.alert_id
+          WHERE d.event_type = 'monitor.recovered' AND d.organization_id = ${t.tenant.id}::uuid`
         assert.include(recovered!.message.text, "Duration: 5m")
       }))
 
@@ -368,7 +369,8 @@ describe("notification rules engine", () => {
         }))
         yield* arrivals("/template", 1, 0)
         const [delivery] = yield* sql<{ message: { title: string; text: string; url: string; shortUrl: string } }>`
-          SELECT message FROM deliveries WHERE organization_id = ${t.tenant.id}::uuid AND status = 'delivered'`
+          SELECT COALESCE(d.message, a.message) AS message FROM deliveries d JOIN alerts a ON a.id = d.alert_id
+          WHERE d.organization_id = ${t.tenant.id}::uuid AND d.status = 'delivered'`
         assert.strictEqual(delivery!.message.title, "🟢 Part 0 back")
         // The short link SMS carries: 8 characters of code, a redirect to the alert's page.
         const short = /^https:\/\/status\.example\.com\/a\/([A-Za-z0-9_-]{8})$/.exec(delivery!.message.shortUrl)
