@@ -64,6 +64,9 @@ ALTER TABLE deliveries
   ADD COLUMN order_key text NOT NULL DEFAULT '',
   -- A delivery of an alert sends the alert's payload and message (stored once, with the alert) unless it has its own.
   ALTER COLUMN payload DROP NOT NULL,
-  ADD CONSTRAINT deliveries_payload_or_alert CHECK (payload IS NOT NULL OR alert_id IS NOT NULL);
+  ADD CONSTRAINT deliveries_payload_or_alert CHECK (payload IS NOT NULL OR alert_id IS NOT NULL),
+  -- Slack through a bot token: the ts of the thread the message started or replied in.
+  ADD COLUMN thread_ref text;
 CREATE INDEX deliveries_alert_idx ON deliveries (alert_id) WHERE alert_id IS NOT NULL;
 CREATE INDEX deliveries_order_open_idx ON deliveries (channel_id, order_key, seq) WHERE status IN ('pending', 'sending');
+CREATE INDEX deliveries_thread_idx ON deliveries (channel_id, order_key, seq) WHERE thread_ref IS NOT NULL;

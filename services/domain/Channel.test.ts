@@ -116,7 +116,7 @@ describe("channel settings: refusals name the field", () => {
 
 describe("channel secrets", () => {
   it("every secret field is a field of its type's schema", () => {
-    assert.deepStrictEqual(secretFields.slack, ["webhook_url"])
+    assert.deepStrictEqual(secretFields.slack, ["webhook_url", "bot_token"])
     assert.deepStrictEqual(secretFields.webhook, ["headers", "signing_secret"])
     assert.deepStrictEqual(secretFields.email, [])
   })

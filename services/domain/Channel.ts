@@ -140,15 +140,22 @@ export const TemplateText = (max: number) =>
 // Settings per channel type, as given on create (defaults applied on decoding).
 
 export const SlackSettings = Schema.Struct({
-  channel: Text(80).annotate({ description: "Channel the messages go to, e.g. #ops." }),
-  webhook_url: HttpsUrl.annotate({ description: "Incoming-webhook URL. Secret: stored encrypted, shown masked." }),
+  channel: Text(80).annotate({ description: "Channel the messages go to, e.g. #ops (with bot_token: a channel name or id)." }),
+  webhook_url: Schema.optionalKey(HttpsUrl.annotate({ description: "Incoming-webhook URL. Secret: stored encrypted, shown masked." })),
+  bot_token: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^xoxb-[A-Za-z0-9-]{10,250}$/, { message: "must be a Slack bot token (xoxb-…)" })).annotate({
+    description: "Bot token for chat.postMessage, instead of the webhook: needed for thread replies. Secret: stored encrypted, shown masked."
+  })),
   mention_users: withDefault(Mentions("mention_users"), []),
-  thread_replies: withDefault(Schema.Boolean, false),
+  thread_replies: withDefault(Schema.Boolean, false).annotate({
+    description: "With bot_token: a subject's later alerts (its updates and recovery) reply in the thread of its first one."
+  }),
   display_name: Schema.optionalKey(Text(80)),
   username: Schema.optionalKey(Text(80)),
   icon_emoji: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^:[a-z0-9_+'-]{1,100}:$/, { message: "must be an emoji code such as :rotating_light:" }))),
   channel_mentions: withDefault(Schema.Literals(["here", "channel", "none"]), "none")
-}).annotate({ identifier: "SlackSettings" })
+}).check(Schema.makeFilter((s) =>
+  s.webhook_url !== undefined || s.bot_token !== undefined || { path: ["webhook_url"], issue: "is required (or bot_token)" }
+)).annotate({ identifier: "SlackSettings" })
 
 export const DiscordSettings = Schema.Struct({
   webhook_url: HttpsUrl.annotate({ description: "Webhook URL. Secret: stored encrypted, shown masked." }),
@@ -270,7 +277,7 @@ export type AnyChannelSettings = ChannelSettings[ChannelType]
 /** The fields of each type's settings that are secrets: stored encrypted (`channels.secrets`), shown masked. */
 export const secretFields: { readonly [T in ChannelType]: ReadonlyArray<string> } = {
   email: [],
-  slack: ["webhook_url"],
+  slack: ["webhook_url", "bot_token"],
   discord: ["webhook_url"],
   teams: ["webhook_url"],
   sms: ["auth_token"],
@@ -368,7 +375,8 @@ const Masked = Schema.String.annotate({ description: "Secret, masked." })
 
 export const SlackSettingsView = Schema.Struct({
   channel: Schema.String,
-  webhook_url: Masked,
+  webhook_url: Schema.optionalKey(Masked),
+  bot_token: Schema.optionalKey(Masked),
   mention_users: Schema.Array(Schema.String),
   thread_replies: Schema.Boolean,
   display_name: Schema.optionalKey(Schema.String),

@@ -3,7 +3,7 @@ import type { ChannelType } from "../domain/Channel.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { guardedAgent } from "./Egress.ts"
 import { Wakeup } from "./Wakeup.ts"
-import { type Attempted, type Claimed, Outbox, OutboxConfig, messageOf } from "./Outbox.ts"
+import { type Attempted, type Claimed, Outbox, OutboxConfig, messageOf, threadAfter } from "./Outbox.ts"
 import type { Sender, SendResult } from "./Sender.ts"
 import { makeSenders } from "./senders.ts"
 
@@ -17,13 +17,15 @@ export class Senders extends Context.Service<Senders, Readonly<Record<ChannelTyp
       const smtpFrom = yield* Config.option(Config.String("SMTP_FROM"))
       const twilioApiUrl = yield* Config.option(Config.String("TWILIO_API_URL"))
       const pagerdutyEventsUrl = yield* Config.option(Config.String("PAGERDUTY_EVENTS_URL"))
+      const slackApiUrl = yield* Config.option(Config.String("SLACK_API_URL"))
       const allowPrivate = yield* Config.Boolean("NOTIFIER_ALLOW_PRIVATE").pipe(Config.withDefault(false))
       return makeSenders({
         ...(allowPrivate ? {} : { userDispatcher: guardedAgent() }),
         ...(Option.isSome(smtpUrl) ? { smtpUrl: Redacted.value(smtpUrl.value) } : {}),
         ...(Option.isSome(smtpFrom) ? { smtpFrom: smtpFrom.value } : {}),
         ...(Option.isSome(twilioApiUrl) ? { twilioApiUrl: twilioApiUrl.value } : {}),
-        ...(Option.isSome(pagerdutyEventsUrl) ? { pagerdutyEventsUrl: pagerdutyEventsUrl.value } : {})
+        ...(Option.isSome(pagerdutyEventsUrl) ? { pagerdutyEventsUrl: pagerdutyEventsUrl.value } : {}),
+        ...(Option.isSome(slackApiUrl) ? { slackApiUrl: slackApiUrl.value } : {})
       })
     }).pipe(Effect.orDie)
   )
@@ -41,7 +43,8 @@ const attempt = (senders: Readonly<Record<ChannelType, Sender>>, claimed: Claime
     try {
       const result = await senders[claimed.destination.type](claimed.destination, message, {
         idempotencyKey: claimed.idempotency_key,
-        timeoutMs: attemptTimeoutMs
+        timeoutMs: attemptTimeoutMs,
+        ...(claimed.thread_ts === null ? {} : { threadTs: claimed.thread_ts })
       })
       return { result, ms: performance.now() - started }
     } catch (error) {
@@ -75,9 +78,14 @@ export const layer = Layer.effectDiscard(Effect.gen(function*() {
     const released: Array<Claimed> = []
     yield* Effect.forEach(queues.values(), (queue) =>
       Effect.gen(function*() {
-        for (const [i, c] of queue.entries()) {
+        // Slack threads: what the previous message of this queue started or closed decides where the next one goes.
+        let thread: string | null | undefined
+        for (const [i, queued] of queue.entries()) {
+          const c = thread === undefined ? queued : { ...queued, thread_ts: thread }
           const { ms, result } = yield* attempt(senders, c, config.publicUrl)
           done.push({ claimed: c, result, durationMs: ms })
+          const next = threadAfter(c, result)
+          if (next !== undefined) thread = next
           if (!result.ok && result.retryable) {
             released.push(...queue.slice(i + 1))
             return

@@ -32,10 +32,39 @@ export interface Claimed {
   readonly payload: NotificationPayload
   /** The words decided when the alert was made (rule template applied); null for test sends. */
   readonly message: Message | null
+  /** Slack with a bot token: the thread this delivery replies in; null: it starts one. */
+  readonly thread_ts: string | null
   readonly destination: Destination | undefined
   /** Why there is no destination (disabled channel, unreadable secrets). */
   readonly unusable: string
 }
+
+/** The last threaded delivery of the same channel and subject. */
+interface Previous {
+  readonly thread_ref: string
+  readonly event_type: string
+  readonly delivered_at: string | null
+}
+
+const threadEnds = new Set(["component.recovered", "monitor.recovered", "incident.resolved"])
+const threadMaxAgeMs = 24 * 3_600_000
+
+/**
+ * The thread a Slack delivery replies in: the subject's open thread, unless
+ * its last message closed it (a recovery, a resolution) or is a day old;
+ * then the delivery starts a new one.
+ */
+export const threadOf = (previous: Previous | null, now = Date.now()): string | null =>
+  previous === null || threadEnds.has(previous.event_type) ||
+    (previous.delivered_at !== null && now - Date.parse(previous.delivered_at) > threadMaxAgeMs)
+    ? null
+    : previous.thread_ref
+
+/** The thread the next delivery of the same channel and subject replies in, after `claimed` got `result`. */
+export const threadAfter = (claimed: Claimed, result: SendResult): string | null | undefined =>
+  !result.ok || result.reference === undefined ? undefined
+  : threadEnds.has(claimed.event_type) ? null
+  : claimed.thread_ts ?? result.reference
 
 /** One finished attempt. */
 export interface Attempted {
@@ -106,6 +135,7 @@ export class Outbox extends Context.Service<Outbox, {
           attempts: number
           payload: NotificationPayload | string
           message: Message | string | null
+          previous: Previous | string | null
           type: ChannelType
           name: string
           enabled: boolean
@@ -131,6 +161,11 @@ export class Outbox extends Context.Service<Outbox, {
           RETURNING d.id, d.seq, d.channel_id, d.order_key, o.slug, d.event_type, d.idempotency_key, d.attempts,
             COALESCE(d.payload, (SELECT a.payload FROM alerts a WHERE a.id = d.alert_id)) AS payload,
             COALESCE(d.message, (SELECT a.message FROM alerts a WHERE a.id = d.alert_id)) AS message,
+            CASE WHEN c.type = 'slack' AND d.order_key <> '' THEN (
+              SELECT jsonb_build_object('thread_ref', e.thread_ref, 'event_type', e.event_type, 'delivered_at', e.delivered_at)
+              FROM deliveries e
+              WHERE e.channel_id = d.channel_id AND e.order_key = d.order_key AND e.seq < d.seq AND e.thread_ref IS NOT NULL
+              ORDER BY e.seq DESC LIMIT 1) END AS previous,
             c.type, c.name, c.enabled, c.settings, c.secrets`.pipe(Effect.orDie)
         const ordered = rows.toSorted((a, b) => Number(a.seq) - Number(b.seq))
         return yield* Effect.forEach(ordered, (row) =>
@@ -150,6 +185,7 @@ export class Outbox extends Context.Service<Outbox, {
               attempts: row.attempts,
               payload: typeof row.payload === "string" ? JSON.parse(row.payload) as NotificationPayload : row.payload,
               message: typeof row.message === "string" ? JSON.parse(row.message) as Message : row.message,
+              thread_ts: threadOf(typeof row.previous === "string" ? JSON.parse(row.previous) as Previous : row.previous),
               destination: usable
                 ? { type: row.type, name: row.name, settings: { ...settings, ...JSON.parse(secrets.success) } } as Destination
                 : undefined,
@@ -169,13 +205,14 @@ export class Outbox extends Context.Service<Outbox, {
             delay_ms: retry ? Math.round(nextDelayMs(claimed.attempts, result, config.backoffBaseMs, config.backoffMaxMs)) : 0,
             duration_ms: Math.max(0, Math.round(durationMs)),
             http_status: result.status >= 100 && result.status <= 599 ? result.status : null,
-            error: result.ok ? null : result.error
+            error: result.ok ? null : result.error,
+            thread_ref: result.ok && result.reference !== undefined ? (claimed.thread_ts ?? result.reference) : null
           }
         })
         return sql`
           WITH r AS (
             SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-              AS t(id uuid, status text, delay_ms int, duration_ms int, http_status int, error text)
+              AS t(id uuid, status text, delay_ms int, duration_ms int, http_status int, error text, thread_ref text)
           ), attempt AS (
             INSERT INTO delivery_attempts (delivery_id, duration_ms, http_status, error)
             SELECT id, duration_ms, http_status, error FROM r
@@ -183,6 +220,7 @@ export class Outbox extends Context.Service<Outbox, {
           UPDATE deliveries d SET status = r.status,
             delivered_at = CASE WHEN r.status = 'delivered' THEN now() END,
             last_error = r.error,
+            thread_ref = COALESCE(r.thread_ref, d.thread_ref),
             next_attempt_at = CASE WHEN r.status = 'pending' THEN now() + make_interval(secs => r.delay_ms / 1000.0) ELSE d.next_attempt_at END
           FROM r WHERE d.id = r.id`.pipe(Effect.asVoid, Effect.orDie)
       }

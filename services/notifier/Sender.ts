@@ -32,6 +32,8 @@ export interface SendContext {
   readonly idempotencyKey: string
   /** Attempt deadline. */
   readonly timeoutMs: number
+  /** Slack with a bot token and thread replies: the `ts` of the thread to reply in. */
+  readonly threadTs?: string
 }
 
 /** The outcome of one attempt. Retryable: network errors, timeouts, 5xx and 429; not other 4xx. */
@@ -44,6 +46,8 @@ export interface SendResult {
   readonly retryAfterMs?: number
   /** "" when ok. */
   readonly error: string
+  /** What the receiver called the message (Slack's `ts`), when it says: later replies thread under it. */
+  readonly reference?: string
 }
 
 /** Sends one message to one destination. Never rejects: every failure is a SendResult. */

@@ -23,6 +23,8 @@ export interface SenderOptions {
   readonly twilioApiUrl?: string
   /** PAGERDUTY_EVENTS_URL. Default https://events.pagerduty.com/v2/enqueue. */
   readonly pagerdutyEventsUrl?: string
+  /** SLACK_API_URL, for channels with a bot token. Default https://slack.com/api. */
+  readonly slackApiUrl?: string
   /** undici dispatcher for every HTTP channel (a test CA, a proxy). Default the global one. */
   readonly dispatcher?: HttpOptions["dispatcher"]
   /**
@@ -63,7 +65,7 @@ export const makeSenders = (options: SenderOptions = {}): Readonly<Record<Channe
   }
   return {
     email: guarded(makeEmailSender(email)),
-    slack: guarded(makeSlackSender(user)),
+    slack: guarded(makeSlackSender(user, { ...(options.slackApiUrl === undefined ? {} : { apiUrl: options.slackApiUrl }), options: http })),
     discord: guarded(makeDiscordSender(user)),
     teams: guarded(makeTeamsSender(user)),
     sms: guarded(makeSmsSender({ ...http, ...(options.twilioApiUrl === undefined ? {} : { apiUrl: options.twilioApiUrl }) })),

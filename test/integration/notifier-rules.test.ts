@@ -40,7 +40,13 @@ const hooks = Layer.effect(Hooks, Effect.acquireRelease(
       req.on("data", (c: Buffer) => (body += c.toString("utf8")))
       req.on("end", () => {
         received.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(body) as Record<string, unknown> })
-        res.writeHead(200).end()
+        // Slack's Web API answers 200 with the message's ts (a Unix time with microseconds).
+        if (req.url === "/slack-api/chat.postMessage") {
+          const n = received.filter((r) => r.path === req.url).length
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, channel: "C0OPS", ts: `1760000000.${String(n).padStart(6, "0")}` }))
+        } else {
+          res.writeHead(200).end()
+        }
       })
     })
     server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server })))
@@ -63,21 +69,25 @@ const TestLayer = Layer.mergeAll(
     Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
   ),
   Organizations.layer,
-  ApiKeys.layer,
-  hooks
+  ApiKeys.layer
 ).pipe(
   Layer.provideMerge(Layer.effectDiscard(Migrations.migratePostgres())),
   Layer.provideMerge(Layer.mergeAll(
     Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
     MemoryBus.layer
   )),
-  Layer.provide(withConfig({
-    NOTIFIER_POLL_MS: "50",
-    NOTIFIER_ALLOW_PRIVATE: "true",
-    NOTIFIER_TIMER_MS: "100",
-    PUBLIC_URL: "https://status.example.com",
-    DATA_DIR: "/tmp/statusgrid-notifier-rules-test"
-  }))
+  Layer.provide(Layer.unwrap(Effect.gen(function*() {
+    const { base } = yield* Hooks
+    return withConfig({
+      NOTIFIER_POLL_MS: "50",
+      NOTIFIER_ALLOW_PRIVATE: "true",
+      NOTIFIER_TIMER_MS: "100",
+      PUBLIC_URL: "https://status.example.com",
+      SLACK_API_URL: `${base}/slack-api`,
+      DATA_DIR: "/tmp/statusgrid-notifier-rules-test"
+    })
+  }))),
+  Layer.provideMerge(hooks)
 )
 
 const sleep = (ms: number) => Effect.sleep(Duration.millis(ms))
@@ -425,6 +435,37 @@ describe("notification rules engine", () => {
         yield* publish(t.componentEvent(1, "operational", "critical", new Date().toISOString()))
         const got = bodies(yield* arrivals("/maintenance", 1, 1000))
         assert.deepStrictEqual(got.map((b) => [(b["component"] as { name: string }).name, (b["stack"] as { name: string }).name]), [["Part 1", "Elsewhere"]])
+      }))
+
+    it.effect("Slack with a bot token: a subject's later alerts reply in the thread of its first, a new episode starts a new thread", () =>
+      Effect.gen(function*() {
+        const t = yield* setup("pro", 2)
+        const created = yield* call("POST", "/channels", {
+          key: t.key,
+          body: { type: "slack", name: "Ops", settings: { channel: "#ops", bot_token: "xoxb-1234567890-abcdefghij", thread_replies: true } }
+        })
+        assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+        assert.notInclude(JSON.stringify(created.body), "abcdefghij", "the token is never shown")
+        yield* t.rule({ triggers: ["component.critical", "component.degraded", "component.recovered"], channel_ids: [created.body.id] })
+        const at = (m: number) => new Date(Date.now() + m * 1000).toISOString()
+        yield* publish(t.componentEvent(0, "operational", "degraded", at(0)))
+        yield* publish(t.componentEvent(1, "operational", "critical", at(1)))
+        yield* publish(t.componentEvent(0, "degraded", "critical", at(2)))
+        yield* publish(t.componentEvent(0, "critical", "operational", at(3)))
+        yield* publish(t.componentEvent(0, "operational", "critical", at(4)))
+        const posts = yield* arrivals("/slack-api/chat.postMessage", 5)
+        assert.strictEqual(posts.length, 5)
+        for (const p of posts) assert.strictEqual(p.headers["authorization"], "Bearer xoxb-1234567890-abcdefghij")
+        const ts = (n: number) => `1760000000.${String(n).padStart(6, "0")}`
+        // Part 0's messages: its first starts a thread, the next two reply in it (the recovery closes it), the last starts a new one.
+        const part0 = posts.filter((p) => String(p.body["text"]).includes("Part 0"))
+        const part1 = posts.filter((p) => String(p.body["text"]).includes("Part 1"))
+        assert.strictEqual(part1.length, 1)
+        assert.isUndefined(part1[0]!.body["thread_ts"])
+        assert.strictEqual(part0.length, 4)
+        const root = posts.indexOf(part0[0]!) + 1
+        assert.deepStrictEqual(part0.map((p) => p.body["thread_ts"] ?? null), [null, ts(root), ts(root), null])
+        assert.strictEqual(part0[0]!.body["channel"], "#ops")
       }))
   })
 })

@@ -6,7 +6,8 @@ import { emailHtml, emailSubject, emailText, messageIdFor, smtpResult } from "./
 import { dedupKey, isResolution, pagerDutyBody } from "./pagerduty.ts"
 import { sampleMessage } from "./sample.ts"
 import { settingsOf } from "./settings.ts"
-import { escapeSlack, slackBody, slackMentions } from "./slack.ts"
+import { threadOf } from "../Outbox.ts"
+import { escapeSlack, slackApiResult, slackBody, slackMentions } from "./slack.ts"
 import { combineResults, smsBody } from "./sms.ts"
 import { adaptiveCardBody, messageCardBody } from "./teams.ts"
 import { clip } from "./text.ts"
@@ -103,6 +104,26 @@ describe("PagerDuty", () => {
     const severities = (["critical", "degraded", "info"] as const).map((level) =>
       (pagerDutyBody(settings, sampleMessage({ level }), "k").payload as { severity: string }).severity)
     expect(severities).toEqual(["critical", "warning", "info"])
+  })
+})
+
+describe("Slack Web API answers", () => {
+  it("takes the ts of an accepted message, and tells final errors from retryable ones", () => {
+    expect(slackApiResult(JSON.stringify({ ok: true, channel: "C1", ts: "1760000000.000100" }))).toMatchObject({ ok: true, reference: "1760000000.000100" })
+    expect(slackApiResult(JSON.stringify({ ok: false, error: "channel_not_found" }))).toMatchObject({ ok: false, retryable: false, error: "Slack API: channel_not_found" })
+    expect(slackApiResult(JSON.stringify({ ok: false, error: "ratelimited" }))).toMatchObject({ ok: false, retryable: true })
+    expect(slackApiResult("<html>")).toMatchObject({ ok: false, retryable: true })
+  })
+})
+
+describe("Slack threads", () => {
+  const at = Date.parse("2026-11-22T12:00:00Z")
+  it("replies in the subject's open thread, starts a new one after a recovery or a day", () => {
+    expect(threadOf(null, at)).toBeNull()
+    expect(threadOf({ thread_ref: "1.1", event_type: "component.degraded", delivered_at: "2026-11-22T11:00:00Z" }, at)).toBe("1.1")
+    expect(threadOf({ thread_ref: "1.1", event_type: "component.recovered", delivered_at: "2026-11-22T11:00:00Z" }, at)).toBeNull()
+    expect(threadOf({ thread_ref: "1.1", event_type: "incident.resolved", delivered_at: "2026-11-22T11:00:00Z" }, at)).toBeNull()
+    expect(threadOf({ thread_ref: "1.1", event_type: "component.critical", delivered_at: "2026-11-21T11:00:00Z" }, at)).toBeNull()
   })
 })
 

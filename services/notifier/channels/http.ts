@@ -29,6 +29,8 @@ export interface HttpRequest {
   readonly body?: string
   /** The whole attempt: connecting, sending, the status and the body read. */
   readonly timeoutMs: number
+  /** Reads a 2xx answer's body (its first 4 KiB) when the status alone does not tell (Slack's Web API answers 200 `{ok:false}`). */
+  readonly inspect?: (body: string) => SendResult
 }
 
 /** Characters of an error answer kept in `error`: enough for "invalid_payload" or a JSON error message. */
@@ -117,6 +119,7 @@ export const sendHttp = async (req: HttpRequest, options: HttpOptions = {}): Pro
     const status = answer.statusCode
     // A 2xx body is not needed, but is read (briefly) so the connection goes back to the pool.
     const snippet = await readSnippet(answer.body)
+    if (req.inspect !== undefined && status >= 200 && status < 300) return req.inspect(snippet)
     return resultOfStatus(status, headerValue(answer.headers["retry-after"]), snippet, now())
   } catch (error) {
     if (signal.aborted) return failure(0, true, `timeout after ${req.timeoutMs} ms`)

@@ -1,16 +1,34 @@
 import { Result } from "effect"
 import type { SlackSettings } from "../../domain/Channel.ts"
-import type { Message, Sender } from "../Sender.ts"
-import { postJson } from "./http.ts"
+import type { Message, Sender, SendResult } from "../Sender.ts"
+import { failure, ok, postJson, sendHttp } from "./http.ts"
 import type { HttpOptions } from "./http.ts"
 import { settingsOf } from "./settings.ts"
 import { clip } from "./text.ts"
 
 /**
- * Slack incoming webhook with Block Kit. `thread_replies` is not applied:
- * threading needs the parent message's `ts`, which incoming webhooks never
- * return (only chat.postMessage with a bot token does). See README.
+ * Slack with Block Kit: through the incoming webhook, or with a bot token
+ * through the Web API's chat.postMessage, which answers the message's `ts`
+ * so that later alerts of the same subject reply in its thread
+ * (`thread_replies`; incoming webhooks cannot thread). See README.
  */
+
+export const defaultSlackApiUrl = "https://slack.com/api"
+
+/** Web API errors worth another attempt; every other `{ok:false}` is final (bad token, unknown channel, ...). */
+const retryableSlackErrors = new Set(["ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"])
+
+/** chat.postMessage's answer: 200 with `{ok, ts}` or `{ok:false, error}`. */
+export const slackApiResult = (body: string): SendResult => {
+  try {
+    const answer = JSON.parse(body) as { ok?: unknown; ts?: unknown; error?: unknown }
+    if (answer.ok === true && typeof answer.ts === "string") return { ...ok, status: 200, reference: answer.ts }
+    const error = typeof answer.error === "string" ? answer.error : "no ts in the answer"
+    return failure(200, retryableSlackErrors.has(error), `Slack API: ${error}`)
+  } catch {
+    return failure(200, true, "Slack API: the answer is not JSON")
+  }
+}
 
 /** Slack's limits: header text 150 characters, section text 3,000. */
 const headerMax = 150
@@ -48,8 +66,23 @@ export const slackBody = (settings: typeof SlackSettings.Type, message: Message)
   }
 }
 
-export const makeSlackSender = (options: HttpOptions = {}): Sender => (destination, message, context) => {
+/**
+ * `webhookOptions` for the incoming webhook (a URL the organization chose);
+ * `apiOptions` for the Web API at `apiUrl` (the operator's).
+ */
+export const makeSlackSender = (webhookOptions: HttpOptions = {}, api: { readonly apiUrl?: string; readonly options?: HttpOptions } = {}): Sender =>
+(destination, message, context) => {
   const settings = settingsOf("slack", destination)
   if (Result.isFailure(settings)) return Promise.resolve(settings.failure)
-  return postJson(settings.success.webhook_url, slackBody(settings.success, message), context, options)
+  const { bot_token, thread_replies, webhook_url } = settings.success
+  const body = slackBody(settings.success, message)
+  if (bot_token === undefined) return postJson(webhook_url ?? "", body, context, webhookOptions)
+  return sendHttp({
+    url: `${(api.apiUrl ?? defaultSlackApiUrl).replace(/\/$/, "")}/chat.postMessage`,
+    method: "POST",
+    headers: { "content-type": "application/json; charset=utf-8", authorization: `Bearer ${bot_token}` },
+    body: JSON.stringify(thread_replies && context.threadTs !== undefined ? { ...body, thread_ts: context.threadTs } : body),
+    timeoutMs: context.timeoutMs,
+    inspect: slackApiResult
+  }, api.options ?? {})
 }
