@@ -169,9 +169,9 @@ afterAll(async () => {
   certs?.remove()
 })
 
-/** The receiver-side recipe of services/notifier/README.md, loaded from the README itself. */
+/** The receiver-side recipe of the project's README, loaded from the README itself. */
 const loadReadmeVerifier = async (): Promise<(rawBody: Buffer, headers: IncomingHttpHeaders, secret: string) => boolean> => {
-  const readme = Fs.readFileSync(Path.join(import.meta.dirname, "../../services/notifier/README.md"), "utf8")
+  const readme = Fs.readFileSync(Path.join(import.meta.dirname, "../../README.md"), "utf8")
   const code = /### Verifying webhooks[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1]
   expect(code, "README has the verification snippet").toBeDefined()
   const file = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "sg-readme-")), "verify.mjs")
