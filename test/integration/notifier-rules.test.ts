@@ -183,6 +183,13 @@ describe("notification rules engine", () => {
         const triggers = ["monitor.down", "monitor.degraded", "monitor.recovered", "monitor.ssl_expiring"]
         yield* t.rule({ triggers, channel_ids: [all] })
         yield* t.rule({ triggers, alert_levels: ["Alert"], channel_ids: [alerts] })
+        // Scope: a rule for this monitor only, and one for another monitor of the organization.
+        const [other] = yield* sql<{ id: string }>`
+          INSERT INTO monitors (organization_id, name, url) VALUES (${t.tenant.id}::uuid, 'Blog', 'https://blog.example.com') RETURNING id`
+        const mine = yield* t.channel("/monitor/scoped-mine")
+        const theirs = yield* t.channel("/monitor/scoped-other")
+        yield* t.rule({ triggers: ["monitor.down"], scope: "specific", monitor_ids: [monitor!.id], channel_ids: [mine] })
+        yield* t.rule({ triggers: ["monitor.down"], scope: "specific", monitor_ids: [other!.id], channel_ids: [theirs] })
         const base = { monitor: { id: monitor!.id, name: "Shop", url: "https://shop.example.com/health" }, error: "", http_status: 200, response_time_ms: 80 }
         const now = Date.now()
         const event = (type: MonitorEvent["type"], previous: MonitorEvent["previous_state"], current: MonitorEvent["current_state"], offset: number, extra: Partial<MonitorEvent> = {}): MonitorEvent => ({
@@ -204,6 +211,8 @@ describe("notification rules engine", () => {
         assert.strictEqual((everything[3] as { monitor: Record<string, unknown> }).monitor["ssl_days_left"], 5)
         // "Alert" is critical: only the monitor going down.
         assert.deepStrictEqual(bodies(yield* at("/monitor/alert-only")).map((b) => b["event"]), ["monitor.down"])
+        assert.deepStrictEqual(bodies(yield* at("/monitor/scoped-mine")).map((b) => b["event"]), ["monitor.down"])
+        assert.strictEqual((yield* at("/monitor/scoped-other")).length, 0)
         const [recovered] = yield* sql<{ message: { title: string; text: string } }>`
           SELECT COALESCE(d.message, a.message) AS message FROM deliveries d JOIN alerts a ON a.id = d.alert_id
           WHERE d.event_type = 'monitor.recovered' AND d.organization_id = ${t.tenant.id}::uuid`
@@ -283,6 +292,7 @@ describe("notification rules engine", () => {
         yield* t.rule({ triggers: ["component.critical"], channel_ids: [shared] })
         yield* t.rule({ triggers: ["component.critical"], scope: "specific", stack_ids: [second.id], channel_ids: [shared, own] })
         yield* t.rule({ triggers: ["component.critical"], scope: "specific", stack_ids: [t.stack.id], channel_ids: [shared] })
+        yield* t.rule({ triggers: ["component.critical"], scope: "specific", component_ids: [t.components[0]!.id], channel_ids: [shared] })
         const event = t.componentEvent(0, "operational", "critical", new Date().toISOString())
         yield* publish(event)
         yield* publish(event) // the same event read twice (at least once)
