@@ -166,6 +166,8 @@ const setup = (plan: "pro" | "enterprise", componentCount = 1) =>
   })
 
 const bodies = (received: ReadonlyArray<Received>) => received.map((r) => r.body)
+/** The ts the Slack stand-in gives its n-th message. */
+const ts = (n: number) => `1760000000.${String(n).padStart(6, "0")}`
 const names = (got: ReadonlyArray<Record<string, unknown>>) => got.map((b) => (b["component"] as { name: string }).name).toSorted()
 const changes = (got: ReadonlyArray<Record<string, unknown>>) =>
   got.map((b) => `${b["timestamp"]} ${(b["component"] as { current_status: string }).current_status}`)
@@ -457,16 +459,16 @@ describe("notification rules engine", () => {
         assert.strictEqual(created.status, 201, JSON.stringify(created.body))
         assert.notInclude(JSON.stringify(created.body), "abcdefghij", "the token is never shown")
         yield* t.rule({ triggers: ["component.critical", "component.degraded", "component.recovered"], channel_ids: [created.body.id] })
-        const at = (m: number) => new Date(Date.now() + m * 1000).toISOString()
-        yield* publish(t.componentEvent(0, "operational", "degraded", at(0)))
-        yield* publish(t.componentEvent(1, "operational", "critical", at(1)))
-        yield* publish(t.componentEvent(0, "degraded", "critical", at(2)))
-        yield* publish(t.componentEvent(0, "critical", "operational", at(3)))
-        yield* publish(t.componentEvent(0, "operational", "critical", at(4)))
+        const now = Date.now()
+        const later = (s: number) => new Date(now + s * 1000).toISOString()
+        yield* publish(t.componentEvent(0, "operational", "degraded", later(0)))
+        yield* publish(t.componentEvent(1, "operational", "critical", later(1)))
+        yield* publish(t.componentEvent(0, "degraded", "critical", later(2)))
+        yield* publish(t.componentEvent(0, "critical", "operational", later(3)))
+        yield* publish(t.componentEvent(0, "operational", "critical", later(4)))
         const posts = yield* arrivals("/slack-api/chat.postMessage", 5)
         assert.strictEqual(posts.length, 5)
         for (const p of posts) assert.strictEqual(p.headers["authorization"], "Bearer xoxb-1234567890-abcdefghij")
-        const ts = (n: number) => `1760000000.${String(n).padStart(6, "0")}`
         // Part 0's messages: its first starts a thread, the next two reply in it (the recovery closes it), the last starts a new one.
         const part0 = posts.filter((p) => String(p.body["text"]).includes("Part 0"))
         const part1 = posts.filter((p) => String(p.body["text"]).includes("Part 1"))
