@@ -2,6 +2,7 @@ import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import type { ChannelType } from "../domain/Channel.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { guardedAgent } from "./Egress.ts"
+import * as InvitationMailer from "./InvitationMailer.ts"
 import { Wakeup } from "./Wakeup.ts"
 import { type Attempted, type Claimed, Outbox, OutboxConfig, messageOf, threadAfter } from "./Outbox.ts"
 import type { Sender, SendResult } from "./Sender.ts"
@@ -100,10 +101,11 @@ export const layer = Layer.effectDiscard(Effect.gen(function*() {
 }))
 
 /**
- * The worker with its outbox and senders, for a serving process (needs
- * SqlClient). `Wakeup.layer` is the same value here and in Consumer.layer, so
+ * The worker with its outbox and senders, and the invitation mail worker,
+ * for a serving process (needs SqlClient). `Wakeup.layer` is the same value here and in Consumer.layer, so
  * built together they share one instance: the consumer wakes this worker.
  */
-export const serviceLayer = layer.pipe(
-  Layer.provide(Layer.mergeAll(Outbox.layer.pipe(Layer.provide(SecretBox.layer)), Senders.layer, Wakeup.layer))
+export const serviceLayer = Layer.mergeAll(
+  layer.pipe(Layer.provide(Layer.mergeAll(Outbox.layer.pipe(Layer.provide(SecretBox.layer)), Senders.layer, Wakeup.layer))),
+  InvitationMailer.layer
 )

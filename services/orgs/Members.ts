@@ -5,7 +5,9 @@ import { Conflict, type Forbidden, type InvalidParameter, NotFound, type PlanLim
 import type { Invitation, InvitationCreated, Member } from "../domain/api/Members.ts"
 import type { PlanId, Role } from "../domain/Organization.ts"
 import type { Principal } from "../domain/Principal.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
 import { requirePermission } from "./Access.ts"
+import { invitationMail } from "./InvitationMail.ts"
 import { recordAudit } from "./Audit.ts"
 import { ensureWithinLimit } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
@@ -93,6 +95,8 @@ export class Members extends Context.Service<Members, {
     Members,
     Effect.gen(function*() {
       const sql = yield* SqlClient
+      const box = yield* SecretBox
+      const publicUrl = yield* Config.String("PUBLIC_URL").pipe(Config.withDefault("http://localhost:8080"), Effect.orDie)
       const ttlHours = yield* Config.Int("INVITATION_TTL_HOURS").pipe(Config.withDefault(168), Effect.orDie)
       if (ttlHours < 1) return yield* Effect.die(new Error("INVITATION_TTL_HOURS must be at least 1"))
 
@@ -225,7 +229,17 @@ export class Members extends Context.Service<Members, {
             RETURNING ${invitationColumns}`
           const invitation = toInvitation(row!)
           yield* recordAudit(principal, { action: "invitation.created", entity_type: "invitation", entity_id: invitation.id, after: invitation })
-          // The e-mail carrying the link is the notifier's (issue #7); nothing is queued for it yet.
+          // The e-mail with the link, queued in this transaction and sent by the notifier's mail worker; the token travels sealed.
+          const [org] = yield* sql<{ name: string }>`SELECT name FROM organizations WHERE id = ${principal.organization_id}::uuid`
+          const mail = invitationMail({
+            organization: org?.name ?? principal.organization_slug,
+            email,
+            role: input.role,
+            link: `${publicUrl.replace(/\/$/, "")}/invite/${token}`,
+            expiresAt: invitation.expires_at
+          })
+          yield* sql`INSERT INTO invitation_mails (invitation_id, sealed)
+            VALUES (${invitation.id}::uuid, ${box.seal(JSON.stringify(mail))})`
           return { ...invitation, accept_url: `/invite/${token}` }
         })).pipe(Effect.catchTag("SqlError", Effect.die))
       })

@@ -6,7 +6,9 @@ import type { PlanId, Role } from "../../services/domain/Organization.ts"
 import { Users } from "../../services/identity/Users.ts"
 import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
 import { Members } from "../../services/orgs/Members.ts"
+import { SecretBox } from "../../services/platform/SecretBox.ts"
 import { apiServer, call, newTenant, type Tenant } from "../support/api.ts"
+import { withConfig } from "../support/stores.ts"
 
 const roles: ReadonlyArray<Role> = ["admin", "member", "viewer"]
 const tag = () => Math.random().toString(36).slice(2, 10)
@@ -91,7 +93,9 @@ const backdate = (invitationId: string) =>
       WHERE id = ${invitationId}::uuid`
   })
 
-const server = Layer.mergeAll(Users.layer, Members.layer).pipe(Layer.provideMerge(apiServer()))
+// The same secrets key as the API's (apiServer's DATA_DIR), so mails sealed by either open alike.
+const secrets = SecretBox.layer.pipe(Layer.provide(withConfig({ DATA_DIR: "/tmp/statusgrid-api-test" })))
+const server = Layer.mergeAll(Users.layer, Members.layer.pipe(Layer.provide(secrets))).pipe(Layer.provideMerge(apiServer()))
 
 describe("members API: members, roles, invitations", () => {
   layer(server, { timeout: 120_000, excludeTestServices: true })("on PostgreSQL", (it) => {

@@ -3,6 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../domain/api/Api.ts"
 import { CurrentPrincipal } from "../../domain/Principal.ts"
 import { Members } from "../../orgs/Members.ts"
+import { SecretBox } from "../../platform/SecretBox.ts"
 
 /** Handlers of the `members` group: members, their roles, and invitations. */
 export const MembersHttpNoDeps = HttpApiBuilder.group(
@@ -21,4 +22,4 @@ export const MembersHttpNoDeps = HttpApiBuilder.group(
   })
 )
 
-export const MembersHttp = MembersHttpNoDeps.pipe(Layer.provide(Members.layer))
+export const MembersHttp = MembersHttpNoDeps.pipe(Layer.provide(Members.layer.pipe(Layer.provide(SecretBox.layer))))

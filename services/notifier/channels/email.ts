@@ -97,35 +97,67 @@ export const smtpResult = (error: unknown, timeoutMs: number): SendResult => {
   return failure(0, true, e.code === undefined ? message : `${e.code}: ${message}`)
 }
 
-export const makeEmailSender = (options: EmailOptions = {}): Sender => {
+/** One e-mail for people other than a channel's recipients (an invitation): who, what, and the key of its Message-ID. */
+export interface Mail {
+  readonly to: ReadonlyArray<string>
+  readonly subject: string
+  readonly text: string
+  readonly html?: string
+  readonly idempotencyKey: string
+  readonly timeoutMs: number
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/** Sends one e-mail through the operator's SMTP server; never rejects (SMTP replies mapped as for channels). */
+export type Mailer = (mail: Mail) => Promise<SendResult>
+
+export const makeMailer = (options: EmailOptions = {}): Mailer => {
   const { smtpFrom, smtpUrl } = options
   const timeout = options.smtpTimeoutMs ?? 10_000
   // Not pooled: nodemailer connects per message, so there is nothing to close and an SMTP restart costs nothing.
   const transport = smtpUrl === undefined
     ? undefined
     : createTransport({ url: smtpUrl, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout })
-  return async (destination, message, context) => {
+  return async (mail) => {
     if (transport === undefined || smtpFrom === undefined) {
       return failure(0, false, "e-mail is not configured: set SMTP_URL and SMTP_FROM")
     }
-    const decoded = settingsOf("email", destination)
-    if (Result.isFailure(decoded)) return decoded.failure
-    const settings = decoded.success
     try {
       const info = await transport.sendMail({
         from: smtpFrom,
-        to: [...settings.recipients],
-        subject: emailSubject(settings, message),
-        text: emailText(settings, message),
-        html: emailHtml(settings, message),
-        messageId: messageIdFor(context.idempotencyKey, smtpFrom),
-        headers: { "X-Idempotency-Key": context.idempotencyKey, "X-Statusgrid-Event": message.event },
-        signal: AbortSignal.timeout(context.timeoutMs)
+        to: [...mail.to],
+        subject: mail.subject,
+        text: mail.text,
+        ...(mail.html === undefined ? {} : { html: mail.html }),
+        messageId: messageIdFor(mail.idempotencyKey, smtpFrom),
+        headers: { "X-Idempotency-Key": mail.idempotencyKey, ...mail.headers },
+        signal: AbortSignal.timeout(mail.timeoutMs)
       })
       // Some recipients refused, others accepted: done (a retry would mail the accepted ones again).
       return { ...ok, status: Number(/^\d{3}/.exec(info.response)?.[0] ?? 250) }
     } catch (error) {
-      return smtpResult(error, context.timeoutMs)
+      return smtpResult(error, mail.timeoutMs)
     }
+  }
+}
+
+export const makeEmailSender = (options: EmailOptions = {}): Sender => {
+  const mailer = makeMailer(options)
+  return (destination, message, context) => {
+    if (options.smtpUrl === undefined || options.smtpFrom === undefined) {
+      return Promise.resolve(failure(0, false, "e-mail is not configured: set SMTP_URL and SMTP_FROM"))
+    }
+    const decoded = settingsOf("email", destination)
+    if (Result.isFailure(decoded)) return Promise.resolve(decoded.failure)
+    const settings = decoded.success
+    return mailer({
+      to: settings.recipients,
+      subject: emailSubject(settings, message),
+      text: emailText(settings, message),
+      html: emailHtml(settings, message),
+      idempotencyKey: context.idempotencyKey,
+      timeoutMs: context.timeoutMs,
+      headers: { "X-Statusgrid-Event": message.event }
+    })
   }
 }

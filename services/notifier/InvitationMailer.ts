@@ -1,0 +1,76 @@
+import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import type { InvitationMail } from "../orgs/InvitationMail.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
+import { type Mailer, makeMailer } from "./channels/email.ts"
+import { nextDelayMs, OutboxConfig } from "./Outbox.ts"
+
+const attemptTimeoutMs = 10_000
+
+/**
+ * Sends the invitation e-mails that `Members.invite` queues (`invitation_mails`):
+ * claims due ones (SKIP LOCKED, leased like deliveries), opens the sealed
+ * mail, sends it through the operator's SMTP server (`SMTP_URL`,
+ * `SMTP_FROM`), and records the outcome: sent, retried with the outbox's
+ * backoff, or failed (final SMTP refusals, e-mail not configured). The
+ * sealed mail, which holds the link's token, is cleared once it is settled.
+ * Returns how many it handled.
+ */
+export const sendDueInvitationMails = (mailer: Mailer) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const box = yield* SecretBox
+    const config = yield* Effect.orDie(OutboxConfig)
+    const due = yield* sql<{ invitation_id: string; sealed: Uint8Array; attempts: number }>`
+      WITH due AS (
+        SELECT invitation_id FROM invitation_mails
+        WHERE status IN ('pending', 'sending') AND next_attempt_at <= now()
+        ORDER BY next_attempt_at LIMIT 20
+        FOR UPDATE SKIP LOCKED
+      )
+      UPDATE invitation_mails m SET status = 'sending', attempts = m.attempts + 1,
+        next_attempt_at = now() + ${`${config.leaseMs} milliseconds`}::interval
+      FROM due WHERE m.invitation_id = due.invitation_id
+      RETURNING m.invitation_id, m.sealed, m.attempts`
+    for (const row of due) {
+      const opened = yield* Effect.result(box.open(row.sealed))
+      const result = opened._tag === "Failure"
+        ? { ok: false, status: 0, retryable: false, error: opened.failure.message }
+        : yield* Effect.promise(() => {
+          const mail = JSON.parse(opened.success) as InvitationMail
+          return mailer({
+            to: [mail.to],
+            subject: mail.subject,
+            text: mail.text,
+            idempotencyKey: `invitation-${row.invitation_id}`,
+            timeoutMs: attemptTimeoutMs
+          })
+        })
+      const retry = !result.ok && result.retryable && row.attempts < config.maxAttempts
+      const delay = retry ? Math.round(nextDelayMs(row.attempts, result, config.backoffBaseMs, config.backoffMaxMs)) : 0
+      const status = result.ok ? "sent" : retry ? "pending" : "failed"
+      yield* sql`
+        UPDATE invitation_mails SET status = ${status}, last_error = ${result.ok ? null : result.error},
+          sent_at = CASE WHEN ${status} = 'sent' THEN now() END,
+          sealed = CASE WHEN ${status} IN ('sent', 'failed') THEN NULL ELSE sealed END,
+          next_attempt_at = now() + ${`${delay} milliseconds`}::interval
+        WHERE invitation_id = ${row.invitation_id}::uuid`
+    }
+    return due.length
+  }).pipe(Effect.orDie)
+
+/** The mail worker of a serving process (needs SqlClient). */
+export const layer = Layer.effectDiscard(Effect.gen(function*() {
+  const smtpUrl = yield* Config.option(Config.Redacted("SMTP_URL"))
+  const smtpFrom = yield* Config.option(Config.String("SMTP_FROM"))
+  const config = yield* OutboxConfig
+  const mailer = makeMailer({
+    ...(Option.isSome(smtpUrl) ? { smtpUrl: Redacted.value(smtpUrl.value) } : {}),
+    ...(Option.isSome(smtpFrom) ? { smtpFrom: smtpFrom.value } : {})
+  })
+  const round = sendDueInvitationMails(mailer).pipe(
+    Effect.andThen(Effect.sleep(config.pollMs)),
+    Effect.catchCause((cause) => Effect.logWarning("invitation mails failed; retrying", cause).pipe(Effect.andThen(Effect.sleep("1 second"))))
+  )
+  yield* round.pipe(Effect.forever, Effect.forkScoped)
+}).pipe(Effect.orDie)).pipe(Layer.provide(SecretBox.layer))
