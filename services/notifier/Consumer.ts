@@ -1,4 +1,6 @@
 import { Config, Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
+import * as Os from "node:os"
 import type { StreamEvent } from "../domain/Event.ts"
 import { Bus } from "../platform/Bus.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
@@ -7,9 +9,8 @@ import { escalateDue, flushDueGroups, type LinkContext } from "./AlertStore.ts"
 import { enqueueEvents } from "./Matcher.ts"
 import { Wakeup } from "./Wakeup.ts"
 
-/** The consumer group of the event stream; every process reads as the one consumer of that name. */
+/** The consumer group of the event stream; each process reads as its own consumer in it. */
 export const group = "notifier"
-const consumer = "notifier"
 
 /** What signs acknowledgment links (services/orgs/Alerts.ts checks them). */
 export const ackPurpose = "alert-ack"
@@ -17,6 +18,8 @@ export const ackPurpose = "alert-ack"
 export const ConsumerConfig = Config.all({
   /** Stream entries read and handled as one batch (one transaction). */
   batch: Config.Int("NOTIFIER_EVENT_BATCH").pipe(Config.withDefault(500)),
+  /** Entries another consumer read but did not acknowledge for this long are taken over (that process died). */
+  claimIdleMs: Config.Int("NOTIFIER_CLAIM_IDLE_MS").pipe(Config.withDefault(30_000)),
   publicUrl: Config.String("PUBLIC_URL").pipe(Config.withDefault("http://localhost:8080")),
   /** How often grouping windows and escalation steps are checked. */
   timerMs: Config.Int("NOTIFIER_TIMER_MS").pipe(Config.withDefault(500))
@@ -43,25 +46,36 @@ const linkContext = Effect.gen(function*() {
  * Reads the event stream through a consumer group and turns matching events
  * into alerts and outbox rows (services/notifier/Matcher.ts), a batch of
  * entries in one transaction, in stream order, and acknowledges the batch
- * only after its rows are written (at least once). Entries read
- * but not acknowledged (a crash, a database error) are read again first on
- * every round; a second handling writes nothing new, as deliveries are keyed
- * by event and channel and the cooldown has recorded the first. All
- * processes read as one consumer, so a process that dies leaves no entries
- * behind. The group is created once at the stream's end; after that its
- * position is kept by the bus (Redis), so events written while no notifier
- * runs are read when one starts.
+ * only after its rows are written (at least once). Each process reads as
+ * its own consumer, so no two handle the same entry at once. Every round
+ * takes, in order: this consumer's entries read but not acknowledged (a
+ * database error), entries of another consumer left unacknowledged for
+ * `NOTIFIER_CLAIM_IDLE_MS` (a process that died; checked once a second),
+ * then new entries. A second handling writes nothing new: deliveries are
+ * keyed by event and channel, and the cooldown has recorded the first. The
+ * group is created once at the stream's end; after that its position is
+ * kept by the bus (Redis), so events written while no notifier runs are
+ * read when one starts.
  */
 const consumerLoop = Layer.effectDiscard(Effect.gen(function*() {
   const bus = yield* Bus
   const wakeup = yield* Wakeup
   const { config, context } = yield* linkContext
+  const consumer = `notifier-${Os.hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`
   yield* bus.xgroupCreate(RedisKeys.events, group, "$")
+  let claimedAt = 0
+  const next = Effect.gen(function*() {
+    const own = yield* bus.xreadgroup(RedisKeys.events, group, consumer, { count: config.batch, blockMs: 0, pending: true })
+    if (own.length > 0) return own
+    if (Date.now() - claimedAt >= 1000) {
+      claimedAt = Date.now()
+      const orphans = yield* bus.xautoclaim(RedisKeys.events, group, consumer, config.claimIdleMs, config.batch)
+      if (orphans.length > 0) return orphans
+    }
+    return yield* bus.xreadgroup(RedisKeys.events, group, consumer, { count: config.batch, blockMs: 1000 })
+  })
   const round = Effect.gen(function*() {
-    const pending = yield* bus.xreadgroup(RedisKeys.events, group, consumer, { count: config.batch, blockMs: 0, pending: true })
-    const entries = pending.length > 0
-      ? pending
-      : yield* bus.xreadgroup(RedisKeys.events, group, consumer, { count: config.batch, blockMs: 1000 })
+    const entries = yield* next
     const events: Array<StreamEvent> = []
     for (const entry of entries) {
       const event = eventOf(entry.fields)

@@ -60,6 +60,12 @@ export class Bus extends Context.Service<Bus, {
     consumer: string,
     options: ReadGroupOptions
   ): Effect.Effect<ReadonlyArray<StreamEntry>, BusError>
+  /**
+   * XAUTOCLAIM from 0-0: take over up to `count` entries pending (delivered,
+   * not acknowledged) to any consumer for at least `minIdleMs`, as
+   * `consumer`'s; the entries of a consumer that died are handled by another.
+   */
+  xautoclaim(stream: string, group: string, consumer: string, minIdleMs: number, count: number): Effect.Effect<ReadonlyArray<StreamEntry>, BusError>
   /** XACK: acknowledge entries; returns how many were pending. */
   xack(stream: string, group: string, ids: ReadonlyArray<string>): Effect.Effect<number, BusError>
   /** INCR, and PEXPIRE the key when the increment created it: a counter that lives `ttlMs` (rate limits). */

@@ -1,5 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Fiber, type Layer, Stream } from "effect"
+import { Duration, Effect, Fiber, type Layer, Stream } from "effect"
 import { Bus } from "../../services/platform/Bus.ts"
 import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import * as RedisBus from "../../services/platform/Bus/Redis.ts"
@@ -78,6 +78,28 @@ const busSuite = (name: string, bus: Layer.Layer<Bus, unknown>) =>
           "component.status_changed",
           "component.status_changed"
         ])
+        yield* bus.del([stream])
+      }))
+
+    it.effect("entries a consumer left pending are claimed by another once idle long enough", () =>
+      Effect.gen(function*() {
+        const bus = yield* Bus
+        const stream = k("claims")
+        yield* bus.xgroupCreate(stream, "notifier", "$")
+        const ids = [yield* bus.xadd(stream, { n: "1" }), yield* bus.xadd(stream, { n: "2" })]
+        assert.strictEqual((yield* bus.xreadgroup(stream, "notifier", "dead", { count: 10, blockMs: 0 })).length, 2)
+        // Not idle long enough: nothing moves.
+        assert.deepStrictEqual(yield* bus.xautoclaim(stream, "notifier", "alive", 60_000, 10), [])
+        yield* Effect.sleep(Duration.millis(150))
+        const claimed = yield* bus.xautoclaim(stream, "notifier", "alive", 100, 10)
+        assert.deepStrictEqual(claimed.map((e) => [e.id, e.fields["n"]]), [[ids[0], "1"], [ids[1], "2"]])
+        // Now they are the new consumer's pending entries, not the old one's.
+        assert.deepStrictEqual(yield* bus.xreadgroup(stream, "notifier", "dead", { count: 10, blockMs: 0, pending: true }), [])
+        const mine = yield* bus.xreadgroup(stream, "notifier", "alive", { count: 10, blockMs: 0, pending: true })
+        assert.deepStrictEqual(mine.map((e) => e.fields["n"]), ["1", "2"])
+        // Claiming restarts the idle time.
+        assert.deepStrictEqual(yield* bus.xautoclaim(stream, "notifier", "third", 100, 10), [])
+        assert.strictEqual(yield* bus.xack(stream, "notifier", ids), 2)
         yield* bus.del([stream])
       }))
 

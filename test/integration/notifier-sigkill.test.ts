@@ -65,9 +65,10 @@ const sigkill = (running: Running) =>
   })
 
 /** `statusgrid start` on the test's database and Redis, with its own data directory; killed when the scope closes. */
-const startChild = (databaseUrl: string) =>
+const startChild = (databaseUrl: string, extra: Record<string, string> = {}) =>
   Effect.gen(function*() {
     const env = childEnv({
+      ...extra,
       DATABASE_URL: databaseUrl,
       REDIS_URL: redisUrl,
       DATA_DIR: yield* tempDir("sigkill"),
@@ -175,6 +176,45 @@ const deliveredRow = Effect.gen(function*() {
 })
 
 /** A test on its own database on the test server (dropped afterwards), with a SqlClient on it. */
+/**
+ * A source and component of the organization (SQL), shown in a stack, with a
+ * webhook channel to `hookPort` and a rule on component.critical (API).
+ */
+const shopWithRule = (running: Running, org: { readonly id: string; readonly key: string }, hookPort: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const [source] = yield* sql<{ id: string }>`
+      INSERT INTO sources (organization_id, key, name, kind) VALUES (${org.id}::uuid, 'sigkill-shop', 'Sigkill Shop', 'manual')
+      RETURNING id`
+    const [component] = yield* sql<{ id: string }>`
+      INSERT INTO components (source_id, external_id, name) VALUES (${source!.id}::uuid, 'checkout', 'Checkout') RETURNING id`
+    const stack = yield* api(running, org.key, "POST", "/stacks", { name: "Shop" })
+    assert.strictEqual(stack.status, 201)
+    const item = yield* api(running, org.key, "POST", `/stacks/${stack.body.id}/items`, { kind: "component", component_id: component!.id })
+    assert.strictEqual(item.status, 201)
+    const channel = yield* api(running, org.key, "POST", "/channels", {
+      type: "webhook",
+      name: "Ops",
+      settings: { url: `http://127.0.0.1:${hookPort}/hook` }
+    })
+    assert.strictEqual(channel.status, 201)
+    const rule = yield* api(running, org.key, "POST", "/rules", { name: "Critical", triggers: ["component.critical"], channel_ids: [channel.body.id] })
+    assert.strictEqual(rule.status, 201)
+    return { component: component!, stack }
+  })
+
+/** What the poller writes when the shop's checkout goes critical; returns the entry id. */
+const xaddCheckoutCritical = (redis: Redis) => {
+  const event: StatusEvent = {
+    id: "sigkill-shop:checkout:operational:critical",
+    type: "component.status_changed",
+    timestamp: new Date().toISOString(),
+    source: { key: "sigkill-shop", name: "Sigkill Shop" },
+    component: { id: "checkout", name: "Checkout", previous_status: "operational", current_status: "critical" }
+  }
+  return Effect.promise(() => redis.xadd("sg:events", "*", "id", event.id, "type", event.type, "payload", JSON.stringify(event)))
+}
+
 const onFreshDatabase = <A, E>(scenario: (databaseUrl: string) => Effect.Effect<A, E, SqlClient | Scope.Scope>) =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const databaseUrl = yield* freshDatabase
@@ -233,7 +273,6 @@ describe("the notifier killed with SIGKILL", () => {
   it("events while it is down: the next process reads them from the group's position, and a kill right after reading loses and repeats nothing", () =>
     onFreshDatabase((databaseUrl) =>
       Effect.gen(function*() {
-        const sql = yield* SqlClient
         const redis = yield* freshRedis
         const org = yield* createOrganization(databaseUrl)
         // The receiver's port, where nothing listens until the last process runs.
@@ -242,35 +281,11 @@ describe("the notifier killed with SIGKILL", () => {
         // The group is made at the first start, at the end of the (empty) stream.
         assert.strictEqual((yield* groupsOf(redis))["notifier"]?.["last-delivered-id"], "0-0")
 
-        const [source] = yield* sql<{ id: string }>`
-          INSERT INTO sources (organization_id, key, name, kind) VALUES (${org.id}::uuid, 'sigkill-shop', 'Sigkill Shop', 'manual')
-          RETURNING id`
-        const [component] = yield* sql<{ id: string }>`
-          INSERT INTO components (source_id, external_id, name) VALUES (${source!.id}::uuid, 'checkout', 'Checkout') RETURNING id`
-        const stack = yield* api(first, org.key, "POST", "/stacks", { name: "Shop" })
-        assert.strictEqual(stack.status, 201)
-        const item = yield* api(first, org.key, "POST", `/stacks/${stack.body.id}/items`, { kind: "component", component_id: component!.id })
-        assert.strictEqual(item.status, 201)
-        const channel = yield* api(first, org.key, "POST", "/channels", {
-          type: "webhook",
-          name: "Ops",
-          settings: { url: `http://127.0.0.1:${hookPort}/hook` }
-        })
-        assert.strictEqual(channel.status, 201)
-        const rule = yield* api(first, org.key, "POST", "/rules", { name: "Critical", triggers: ["component.critical"], channel_ids: [channel.body.id] })
-        assert.strictEqual(rule.status, 201)
+        const { component, stack } = yield* shopWithRule(first, org, hookPort)
         yield* sigkill(first)
 
         // What the poller writes for the change, while no notifier runs.
-        const event: StatusEvent = {
-          id: "sigkill-shop:checkout:operational:critical",
-          type: "component.status_changed",
-          timestamp: new Date().toISOString(),
-          source: { key: "sigkill-shop", name: "Sigkill Shop" },
-          component: { id: "checkout", name: "Checkout", previous_status: "operational", current_status: "critical" }
-        }
-        const entryId = yield* Effect.promise(() =>
-          redis.xadd("sg:events", "*", "id", event.id, "type", event.type, "payload", JSON.stringify(event)))
+        const entryId = yield* xaddCheckoutCritical(redis)
 
         // The next process reads the entry; it is killed as soon as the entry is acknowledged (its
         // outbox row written), before it can deliver: the receiver is not listening yet.
@@ -305,6 +320,31 @@ describe("the notifier killed with SIGKILL", () => {
         // Nothing left unacknowledged, and no entry read twice into a second outbox row.
         const notifier = (yield* groupsOf(redis))["notifier"]
         assert.deepStrictEqual([notifier?.["last-delivered-id"], notifier?.["pending"]], [entryId, 0])
+        assert.strictEqual((yield* deliveries).length, 1)
+      })), 60_000)
+
+  it("an entry a process read but never acknowledged (it died) is taken over by another process", () =>
+    onFreshDatabase((databaseUrl) =>
+      Effect.gen(function*() {
+        const redis = yield* freshRedis
+        const org = yield* createOrganization(databaseUrl)
+        const hook = yield* receiver(0)
+        const first = yield* startChild(databaseUrl)
+        yield* shopWithRule(first, org, Number(new URL(hook.url).port))
+        yield* sigkill(first)
+        const entryId = yield* xaddCheckoutCritical(redis)
+        // A runner read the entry as its own consumer and died before acknowledging it.
+        const read: unknown = yield* Effect.promise(() =>
+          redis.xreadgroup("GROUP", "notifier", "notifier-dead-runner", "COUNT", "10", "STREAMS", "sg:events", ">"))
+        assert.include(JSON.stringify(read), String(entryId))
+
+        const second = yield* startChild(databaseUrl, { NOTIFIER_CLAIM_IDLE_MS: "1000" })
+        const delivered = yield* deliveredRow
+        assert.strictEqual(hook.received.length, 1)
+        assert.strictEqual(hook.received[0]!.headers["webhook-id"], delivered.idempotency_key)
+        assert.strictEqual(yield* Effect.promise(second.stop), 0)
+        const notifier = (yield* groupsOf(redis))["notifier"]
+        assert.strictEqual(notifier?.["pending"], 0)
         assert.strictEqual((yield* deliveries).length, 1)
       })), 60_000)
 })

@@ -3,8 +3,8 @@ import { Bus, type StreamEntry } from "../Bus.ts"
 
 interface Group {
   lastDelivered: string
-  /** id -> consumer, in delivery order */
-  readonly pending: Map<string, string>
+  /** id -> consumer and delivery time, in delivery order */
+  readonly pending: Map<string, { readonly consumer: string; readonly at: number }>
 }
 
 interface EventStream {
@@ -61,7 +61,7 @@ export const layer = Layer.sync(
         if (out.length >= count) break
         if (compareIds(entry.id, group.lastDelivered) <= 0) continue
         out.push(entry)
-        group.pending.set(entry.id, consumer)
+        group.pending.set(entry.id, { consumer, at: Date.now() })
         group.lastDelivered = entry.id
       }
       return out
@@ -152,7 +152,7 @@ export const layer = Layer.sync(
             const out: Array<StreamEntry> = []
             for (const [id, owner] of group.pending) {
               if (out.length >= options.count) break
-              if (owner !== consumer) continue
+              if (owner.consumer !== consumer) continue
               out.push(byId.get(id) ?? { id, fields: {} })
             }
             return out
@@ -161,6 +161,30 @@ export const layer = Layer.sync(
           if (ready.length > 0 || options.blockMs <= 0) return ready
           yield* waitForEntry(s, options.blockMs)
           return deliver(s, group, consumer, options.count)
+        }),
+      xautoclaim: (name, groupName, consumer, minIdleMs, count) =>
+        Effect.gen(function*() {
+          const s = stream(name)
+          const group = s.groups.get(groupName)
+          if (!group) {
+            return yield* Effect.die(new Error(`NOGROUP No such key '${name}' or consumer group '${groupName}'`))
+          }
+          const byId = new Map(s.entries.map((e) => [e.id, e]))
+          const now = Date.now()
+          const out: Array<StreamEntry> = []
+          for (const [id, owner] of group.pending) {
+            if (out.length >= count) break
+            if (now - owner.at < minIdleMs) continue
+            const entry = byId.get(id)
+            // Like Redis: an entry trimmed from the stream is dropped from the pending list, not returned.
+            if (entry === undefined) {
+              group.pending.delete(id)
+              continue
+            }
+            group.pending.set(id, { consumer, at: now })
+            out.push(entry)
+          }
+          return out
         }),
       xack: (name, groupName, ids) =>
         Effect.sync(() => {

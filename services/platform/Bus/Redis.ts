@@ -94,6 +94,11 @@ export const layer = (url: string) =>
             ? read(client, false)
             : blockingLock.withPermits(1)(read(blocking, true))
         },
+        xautoclaim: (stream, group, consumer, minIdleMs, count) =>
+          call("xautoclaim", () =>
+            client.call("XAUTOCLAIM", stream, group, consumer, String(minIdleMs), "0-0", "COUNT", String(count)) as Promise<
+              [string, Array<[string, Array<string> | null]>, ...Array<unknown>]
+            >).pipe(Effect.map((reply) => toEntries([[stream, reply[1]]]))),
         xack: (stream, group, ids) =>
           ids.length === 0 ? Effect.succeed(0) : call("xack", () => client.xack(stream, group, ...ids)),
         xlen: (stream) => call("xlen", () => client.xlen(stream)),
