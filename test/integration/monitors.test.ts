@@ -1,5 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SingleRunner } from "effect/cluster"
 import { Digest } from "effect/crypto"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -22,6 +22,7 @@ import { RedisKeys } from "../../services/poller/Publisher.ts"
 import { ShardReloads } from "../../services/poller/ShardReloads.ts"
 import { freshDatabase, tempDir, testRedisUrl, withConfig } from "../support/stores.ts"
 import { makeTestCerts } from "../support/tls.ts"
+import { eventually } from "../support/eventually.ts"
 
 /** A local endpoint whose answer the test sets: status, and what it saw. */
 interface Target {
@@ -92,16 +93,6 @@ const TestLayer = Layer.mergeAll(poller, monitors, targets).pipe(
   Layer.provide(config)
 )
 
-const eventually = <A, R>(ms: number, check: Effect.Effect<A | undefined, unknown, R>) =>
-  Effect.gen(function*() {
-    const started = Date.now()
-    for (;;) {
-      const value = yield* check
-      if (value !== undefined) return value
-      if (Date.now() - started > ms) return yield* Effect.die(new Error(`not within ${ms} ms`))
-      yield* Effect.sleep(Duration.millis(100))
-    }
-  })
 
 const newOrganization = Effect.gen(function*() {
   const sql = yield* SqlClient

@@ -1,9 +1,9 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SingleRunner } from "effect/cluster"
 import { Digest } from "effect/crypto"
-import { HttpRouter, HttpServer } from "effect/http"
+import { HttpRouter } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHmac } from "node:crypto"
 import * as Http from "node:http"
@@ -21,7 +21,7 @@ import * as Postgres from "../../services/platform/Postgres.ts"
 import * as Poller from "../../services/poller/Poller.ts"
 import { ShardReloads } from "../../services/poller/ShardReloads.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
-import { ApiBase, call, newTenant } from "../support/api.ts"
+import { apiBaseLayer, call, newTenant } from "../support/api.ts"
 import type { Tenant } from "../support/api.ts"
 import {
   decodeWords,
@@ -42,6 +42,7 @@ import {
 } from "../support/receivers.ts"
 import { freshDatabase, tempDir, withConfig } from "../support/stores.ts"
 import { makeTestCerts } from "../support/tls.ts"
+import { waitFor } from "../support/eventually.ts"
 
 /**
  * One simulated upstream flip, through poller, event stream, rules and
@@ -106,10 +107,6 @@ const stands = Layer.effect(Stands, Effect.gen(function*() {
   }
 }))
 
-const apiBase = Layer.effect(ApiBase, Effect.gen(function*() {
-  const { address } = yield* HttpServer.HttpServer
-  return address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
-}))
 
 /** Everything of one process (stores, poller, notifier, API), configured with the stand-ins' addresses. */
 const app = (s: StandIns) =>
@@ -117,7 +114,7 @@ const app = (s: StandIns) =>
     Poller.layer.pipe(Layer.provide(SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer.provide(Digest.layerWebCrypto)))),
     Consumer.layer,
     Deliverer.serviceLayer,
-    Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBase).pipe(
+    Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBaseLayer).pipe(
       Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
     ),
     Organizations.layer,
@@ -152,16 +149,6 @@ const TestLayer = Layer.unwrap(Effect.gen(function*() {
   return app(yield* Stands)
 })).pipe(Layer.provideMerge(stands))
 
-const eventually = <A, R>(ms: number, what: string, check: Effect.Effect<A | undefined, unknown, R>) =>
-  Effect.gen(function*() {
-    const started = Date.now()
-    for (;;) {
-      const value = yield* check
-      if (value !== undefined) return value
-      if (Date.now() - started > ms) return yield* Effect.die(new Error(`${what}: not within ${ms} ms`))
-      yield* Effect.sleep(Duration.millis(50))
-    }
-  })
 
 // Bodies are read field by field below, each value asserted where it is used.
 // oxlint-disable-next-line typescript/no-explicit-any
@@ -201,7 +188,7 @@ const receiveAlerts = (alerts: number, tenant: Tenant) =>
       const now = counts(s)
       return Object.entries(expected).every(([k, v]) => now[k as keyof typeof now] >= v) ? now : undefined
     })
-    yield* eventually(20_000, `alert ${alerts} at every receiver`, arrived).pipe(
+    yield* waitFor(20_000, `alert ${alerts} at every receiver`, arrived).pipe(
       Effect.catchCause((cause) =>
         Effect.flatMap(deliveries(tenant), (center) =>
           Effect.die(new Error(`${String(cause)}; received ${JSON.stringify(counts(s))}; deliveries ${
@@ -240,7 +227,7 @@ describe("notifier end to end, every channel", () => {
           VALUES ('channels-flip', 'Channels Flip', 'catalog', 'statuspage_io', ${page.baseUrl}, 'critical', 30)`
         yield* ShardReloads.use((r) => r.sources(["channels-flip"]))
         const target = page.components.find((c) => !c.is_group)!
-        const componentId = yield* eventually(10_000, "component discovered", sql<{ id: string }>`
+        const componentId = yield* waitFor(10_000, "component discovered", sql<{ id: string }>`
           SELECT id FROM components WHERE external_id = ${target.id}`.pipe(Effect.map((rows) => rows[0]?.id)))
 
         const tenant = yield* newTenant("pro")

@@ -1,5 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHmac } from "node:crypto"
 import * as Http from "node:http"
@@ -11,6 +11,7 @@ import { makeSenders } from "../../services/notifier/senders.ts"
 import { SecretBox } from "../../services/platform/SecretBox.ts"
 import { apiServer, call, newTenant } from "../support/api.ts"
 import { withConfig } from "../support/stores.ts"
+import { eventually } from "../support/eventually.ts"
 
 interface Received {
   readonly headers: Http.IncomingHttpHeaders
@@ -53,16 +54,6 @@ const worker = Deliverer.layer.pipe(
   Layer.provide(withConfig({ DATA_DIR: "/tmp/statusgrid-api-test", ...config }))
 )
 
-const eventually = <A, R>(ms: number, check: Effect.Effect<A | undefined, unknown, R>) =>
-  Effect.gen(function*() {
-    const started = Date.now()
-    for (;;) {
-      const value = yield* check
-      if (value !== undefined) return value
-      if (Date.now() - started > ms) return yield* Effect.die(new Error(`not within ${ms} ms`))
-      yield* Effect.sleep(Duration.millis(50))
-    }
-  })
 
 describe("notifier: the outbox delivers", () => {
   layer(Layer.mergeAll(worker, receiver).pipe(Layer.provideMerge(apiServer(config))), { timeout: 60_000, excludeTestServices: true })(

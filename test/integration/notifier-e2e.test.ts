@@ -1,9 +1,9 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SingleRunner } from "effect/cluster"
 import { Digest } from "effect/crypto"
-import { HttpRouter, HttpServer } from "effect/http"
+import { HttpRouter } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHmac } from "node:crypto"
 import * as Http from "node:http"
@@ -20,8 +20,9 @@ import * as Postgres from "../../services/platform/Postgres.ts"
 import * as Poller from "../../services/poller/Poller.ts"
 import { ShardReloads } from "../../services/poller/ShardReloads.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
-import { ApiBase, call, newTenant } from "../support/api.ts"
+import { apiBaseLayer, call, newTenant } from "../support/api.ts"
 import { freshDatabase, tempDir, withConfig } from "../support/stores.ts"
+import { eventually } from "../support/eventually.ts"
 
 class Sim extends Context.Service<Sim, Simulator.Simulator>()("test/notifier-e2e/Sim") {}
 class Hook extends Context.Service<Hook, { url: string; received: Array<{ headers: Http.IncomingHttpHeaders; body: string }> }>()("test/notifier-e2e/Hook") {}
@@ -45,17 +46,13 @@ const hook = Layer.effect(Hook, Effect.acquireRelease(
   })
 ))
 
-const apiBase = Layer.effect(ApiBase, Effect.gen(function*() {
-  const { address } = yield* HttpServer.HttpServer
-  return address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
-}))
 
 /** Everything of one process: stores (PostgreSQL server, chDB, in-process bus), poller, notifier, API. */
 const TestLayer = Layer.mergeAll(
   Poller.layer.pipe(Layer.provide(SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer.provide(Digest.layerWebCrypto)))),
   Consumer.layer,
   Deliverer.serviceLayer,
-  Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBase).pipe(
+  Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBaseLayer).pipe(
     Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
   ),
   Organizations.layer,
@@ -81,16 +78,6 @@ const TestLayer = Layer.mergeAll(
   }))
 )
 
-const eventually = <A, R>(ms: number, check: Effect.Effect<A | undefined, unknown, R>) =>
-  Effect.gen(function*() {
-    const started = Date.now()
-    for (;;) {
-      const value = yield* check
-      if (value !== undefined) return value
-      if (Date.now() - started > ms) return yield* Effect.die(new Error(`not within ${ms} ms`))
-      yield* Effect.sleep(Duration.millis(100))
-    }
-  })
 
 describe("notifier end to end", () => {
   layer(TestLayer, { timeout: 90_000, excludeTestServices: true })("simulator → poller → event stream → rules → outbox → webhook", (it) => {

@@ -1,7 +1,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Duration, Effect, Layer } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { HttpRouter } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -16,8 +16,9 @@ import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { RedisKeys } from "../../services/poller/Publisher.ts"
-import { ApiBase, call, newTenant } from "../support/api.ts"
+import { ApiBase, apiBaseLayer, call, newTenant } from "../support/api.ts"
 import { freshDatabase, withConfig } from "../support/stores.ts"
+import { eventually } from "../support/eventually.ts"
 
 /**
  * The rules engine between the event stream and the receivers: events are
@@ -57,15 +58,11 @@ const hooks = Layer.effect(Hooks, Effect.acquireRelease(
   })
 ))
 
-const apiBase = Layer.effect(ApiBase, Effect.gen(function*() {
-  const { address } = yield* HttpServer.HttpServer
-  return address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
-}))
 
 const TestLayer = Layer.mergeAll(
   Consumer.layer,
   Deliverer.serviceLayer,
-  Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBase).pipe(
+  Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBaseLayer).pipe(
     Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
   ),
   Organizations.layer,
@@ -92,16 +89,6 @@ const TestLayer = Layer.mergeAll(
 
 const sleep = (ms: number) => Effect.sleep(Duration.millis(ms))
 
-const eventually = <A, R>(ms: number, check: Effect.Effect<A | undefined, unknown, R>) =>
-  Effect.gen(function*() {
-    const started = Date.now()
-    for (;;) {
-      const value = yield* check
-      if (value !== undefined) return value
-      if (Date.now() - started > ms) return yield* Effect.die(new Error(`not within ${ms} ms`))
-      yield* sleep(50)
-    }
-  })
 
 /** What arrived at one receiver path so far. */
 const at = (path: string) => Hooks.use((h) => Effect.succeed(h.received.filter((r) => r.path === path)))

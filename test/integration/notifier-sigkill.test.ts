@@ -1,4 +1,4 @@
-import { Duration, Effect, type Scope } from "effect"
+import { Effect, type Scope } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { Redis } from "ioredis"
 import { randomBytes } from "node:crypto"
@@ -9,6 +9,7 @@ import type { StatusEvent } from "../../services/domain/Event.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { childEnv, freePort, type Running, runCli, startService } from "../support/process.ts"
 import { freshDatabase, tempDir } from "../support/stores.ts"
+import { waitFor } from "../support/eventually.ts"
 
 /**
  * The notifier killed with SIGKILL (no shutdown, no cleanup) at its worst
@@ -107,16 +108,6 @@ const api = (running: Running, key: string, method: string, path: string, body?:
   })
 
 /** Polls `check` every 50 ms until it gives a value; dies after `ms`. */
-const eventually = <A, E, R>(ms: number, what: string, check: Effect.Effect<A | undefined, E, R>) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + ms
-    for (;;) {
-      const value = yield* check
-      if (value !== undefined) return value
-      if (Date.now() > deadline) return yield* Effect.die(new Error(`${what}: not within ${ms} ms`))
-      yield* Effect.sleep(Duration.millis(50))
-    }
-  })
 
 /** The redis client of this file, on an emptied database. */
 const freshRedis = Effect.acquireRelease(
@@ -164,7 +155,7 @@ const attemptsOf = (deliveryId: string) =>
 /** The only outbox row once it is delivered (the rows and attempts seen last are in the error otherwise). */
 const deliveredRow = Effect.gen(function*() {
   const sql = yield* SqlClient
-  return yield* eventually(20_000, "a delivered outbox row", deliveries.pipe(
+  return yield* waitFor(20_000, "a delivered outbox row", deliveries.pipe(
     Effect.map((rows) => (rows.length === 1 && rows[0]!.status === "delivered" ? rows[0] : undefined))
   )).pipe(Effect.catchDefect((defect) =>
     Effect.gen(function*() {
@@ -235,7 +226,7 @@ describe("the notifier killed with SIGKILL", () => {
         const sent = yield* api(first, org.key, "POST", `/channels/${channel.body.id}/test`)
         assert.strictEqual(sent.status, 202)
 
-        yield* eventually(15_000, "the first request", Effect.sync(() => (hook.received.length > 0 ? true : undefined)))
+        yield* waitFor(15_000, "the first request", Effect.sync(() => (hook.received.length > 0 ? true : undefined)))
         yield* sigkill(first)
         // Claimed under its lease and counted, with no outcome: the process died waiting for the answer.
         const [claimed] = yield* deliveries
@@ -290,7 +281,7 @@ describe("the notifier killed with SIGKILL", () => {
         // The next process reads the entry; it is killed as soon as the entry is acknowledged (its
         // outbox row written), before it can deliver: the receiver is not listening yet.
         const second = yield* startChild(databaseUrl)
-        yield* eventually(15_000, "the entry read and acknowledged", groupsOf(redis).pipe(Effect.map((groups) => {
+        yield* waitFor(15_000, "the entry read and acknowledged", groupsOf(redis).pipe(Effect.map((groups) => {
           const notifier = groups["notifier"]
           return notifier?.["last-delivered-id"] === entryId && notifier["pending"] === 0 ? true : undefined
         })))

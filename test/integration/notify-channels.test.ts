@@ -17,6 +17,7 @@ import { postJson, sendHttp } from "../../services/notifier/channels/http.ts"
 import { makeSenders } from "../../services/notifier/senders.ts"
 import { makeTestCerts } from "../support/tls.ts"
 import type { TestCerts } from "../support/tls.ts"
+import { decodeWords, mailHeaders, mailPart } from "../support/receivers.ts"
 
 /**
  * Every channel sender against real local stand-ins (HTTPS for the chat
@@ -99,35 +100,6 @@ const startSmtp = async (options: Partial<SMTPServerOptions> = {}) => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()))
   const port = (server.server.address() as AddressInfo).port
   return { port, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
-}
-
-/** The header block of a raw message, unfolded, by lower-case name. */
-const mailHeaders = (raw: string): Map<string, string> => {
-  const head = raw.slice(0, raw.indexOf("\r\n\r\n")).replace(/\r\n[ \t]+/g, " ")
-  return new Map(head.split("\r\n").map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]))
-}
-
-/** RFC 2047 encoded words (=?UTF-8?B?…?= / Q) decoded. */
-const decodeWords = (value: string): string =>
-  value.replace(/=\?UTF-8\?([BQ])\?([^?]*)\?=\s*/gi, (_m, enc: string, text: string) =>
-    enc.toUpperCase() === "B"
-      ? Buffer.from(text, "base64").toString("utf8")
-      : Buffer.from(text.replace(/_/g, " ").replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(Number.parseInt(h, 16))), "latin1").toString("utf8"))
-
-/** The decoded body of the first part with `contentType` (quoted-printable or base64 or plain). */
-const mailPart = (raw: string, contentType: string): string => {
-  const at = raw.toLowerCase().indexOf(`content-type: ${contentType}`)
-  if (at === -1) return ""
-  const partHead = raw.slice(at, raw.indexOf("\r\n\r\n", at))
-  const start = raw.indexOf("\r\n\r\n", at) + 4
-  const end = raw.indexOf("\r\n--", start)
-  const body = raw.slice(start, end === -1 ? undefined : end)
-  if (/quoted-printable/i.test(partHead)) {
-    const bytes = body.replace(/=\r\n/g, "").replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
-    return Buffer.from(bytes, "latin1").toString("utf8")
-  }
-  if (/base64/i.test(partHead)) return Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8")
-  return body
 }
 
 const json = (r: Received): Record<string, unknown> => JSON.parse(r.body.toString("utf8")) as Record<string, unknown>

@@ -20,11 +20,14 @@ export class ApiBase extends Context.Service<ApiBase, string>()("test/support/Ap
  * database and the in-process bus, with the organization services for
  * setting up tenants. `config` overrides configuration (e.g. rate limits).
  */
+/** `ApiBase` from the test's HTTP server (listening on 127.0.0.1). */
+export const apiBaseLayer = Layer.effect(ApiBase, Effect.gen(function*() {
+  const { address } = yield* HttpServer.HttpServer
+  return address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
+}))
+
 export const apiServer = (config: Record<string, string> = {}) => {
-  const base = Layer.effect(ApiBase, Effect.gen(function*() {
-    const { address } = yield* HttpServer.HttpServer
-    return address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
-  }))
+  const base = apiBaseLayer
   const migrated = Layer.effectDiscard(Migrations.migratePostgres())
   return Layer.mergeAll(
     HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }),
