@@ -305,10 +305,6 @@ export const enqueueEvents = (events: ReadonlyArray<StreamEvent>, context: LinkC
     }))
   })
 
-/** One event's one event: `enqueueEvents` of a batch of one. */
-export const enqueueEvent = (event: StreamEvent, context: LinkContext) =>
-  Effect.map(enqueueEvents([event], context), (outcomes) => outcomes[0] ?? [])
-
 const decide = (
   candidate: Candidate,
   m: Match,
