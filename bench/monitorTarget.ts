@@ -14,6 +14,7 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Https from "node:https"
 import type { AddressInfo } from "node:net"
+import { peakRssMb } from "./figures.ts"
 
 const args = process.argv.slice(2)
 const arg = (name: string): string | undefined => {
@@ -33,19 +34,6 @@ const cert = arg("cert")
 const key = arg("key")
 const started = process.cpuUsage()
 
-/**
- * Peak resident set of this process in MiB. Linux's VmHWM, not getrusage's maxRSS:
- * the latter survives exec, so it would report the parent's size at spawn time.
- */
-const peakRssMb = (): number => {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(Fs.readFileSync("/proc/self/status", "utf8"))
-    if (match) return Math.round(Number(match[1]) / 1024)
-  } catch {
-    // not Linux
-  }
-  return Math.round(process.resourceUsage().maxRSS / 1024)
-}
 
 const handle = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
   if (req.url === "/_stats") {

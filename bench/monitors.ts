@@ -14,6 +14,7 @@ import * as Cluster from "../services/poller/Cluster.ts"
 import * as Poller from "../services/poller/Poller.ts"
 import { PollerStats } from "../services/poller/PollerStats.ts"
 import { ResultWriter } from "../services/poller/ResultWriter.ts"
+import { peakRssMb, round } from "./figures.ts"
 
 export interface MonitorsBenchOptions {
   readonly monitors: number
@@ -193,18 +194,7 @@ const measure = Effect.fn("bench.monitors.measure")(function*(options: MonitorsB
   }
 })
 
-/** Peak resident set of this process in MiB (Linux's VmHWM; getrusage's maxRSS elsewhere). */
-const peakRssMb = (): number => {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(Fs.readFileSync("/proc/self/status", "utf8"))
-    if (match) return Math.round(Number(match[1]) / 1024)
-  } catch {
-    // not Linux
-  }
-  return Math.round(process.resourceUsage().maxRSS / 1024)
-}
 
-const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits
 
 /** One in-process runner with every shard, on the stores the benchmark provides. */
 const pollerLayer = Poller.layer.pipe(Layer.provide(Cluster.single))

@@ -1,7 +1,6 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHmac, randomBytes } from "node:crypto"
-import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { monitorEventLoopDelay } from "node:perf_hooks"
@@ -13,6 +12,7 @@ import { Bus } from "../services/platform/Bus.ts"
 import * as Migrations from "../services/platform/Migrations.ts"
 import { SecretBox } from "../services/platform/SecretBox.ts"
 import { RedisKeys } from "../services/poller/Publisher.ts"
+import { peakRssMb, percentile, round } from "./figures.ts"
 
 export interface NotifyBenchOptions {
   readonly sources: number
@@ -269,22 +269,8 @@ const measure = Effect.fn("bench.notify.measure")(function*(
   }
 })
 
-/** The nearest-rank percentile of sorted values; 0 when there are none. */
-const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
-  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 
-/** Peak resident set of this process in MiB (Linux's VmHWM; getrusage's maxRSS elsewhere). */
-const peakRssMb = (): number => {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(Fs.readFileSync("/proc/self/status", "utf8"))
-    if (match) return Math.round(Number(match[1]) / 1024)
-  } catch {
-    // not Linux
-  }
-  return Math.round(process.resourceUsage().maxRSS / 1024)
-}
 
-const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits
 
 /** The notifier of a serving process: the event-stream consumer and the outbox delivery worker. */
 const notifierLayer = Layer.mergeAll(Consumer.layer, Deliverer.serviceLayer)

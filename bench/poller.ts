@@ -12,6 +12,7 @@ import { PollerStats } from "../services/poller/PollerStats.ts"
 import { ResultWriter } from "../services/poller/ResultWriter.ts"
 import * as Simulator from "../services/simulator/Server.ts"
 import { type SimulatorProcess, spawnSimulator } from "./simulatorProcess.ts"
+import { round } from "./figures.ts"
 
 export interface PollerBenchOptions {
   readonly sources: number
@@ -129,7 +130,6 @@ const measure = Effect.fn("bench.poller.measure")(function*(options: PollerBench
   }
 })
 
-const round = (n: number) => Math.round(n * 100) / 100
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
 
 /** One in-process runner with every shard, on the stores the benchmark provides. */

@@ -80,27 +80,96 @@ const insertDeliveries = (
     return rows.length
   })
 
+/** An alert ready to be written: its id, short code and final words decided. */
+export interface PreparedAlert {
+  readonly id: string
+  readonly organization_id: string
+  readonly rule_id: string
+  readonly trigger: string
+  readonly subject: string
+  readonly level: AlertLevel
+  readonly payload: NotificationPayload
+  readonly message: Message
+  readonly short_code: string
+  readonly first_delay: number | null
+  readonly event_id: string | null
+  readonly key: string
+  readonly channel_ids: ReadonlyArray<string>
+  /** A recovery of the subject is already known (later in the same batch): no escalation. */
+  recovered: boolean
+}
+
 /**
- * Records an alert and queues its deliveries in the caller's transaction.
- * The message gets the alert's short link (for SMS); with an escalation
- * policy it also carries the acknowledgment link and the first step is
- * scheduled. Returns the deliveries written.
+ * An alert's id and short code, and its message with the short link (for
+ * SMS) and, with an escalation policy, the acknowledgment link.
  */
-export const createAlert = (alert: NewAlert, context: LinkContext) =>
+export const prepareAlert = (alert: NewAlert, context: LinkContext): PreparedAlert => {
+  const id = crypto.randomUUID()
+  const shortCode = randomBytes(6).toString("base64url")
+  const escalation = alert.escalation ?? []
+  const linked = { ...alert.message, shortUrl: shortUrl(context, shortCode) }
+  const { channel_ids, escalation: _, ...rest } = alert
+  return {
+    ...rest,
+    id,
+    message: escalation.length > 0 ? withAckLink(linked, ackUrl(context, id)) : linked,
+    short_code: shortCode,
+    first_delay: escalation[0]?.delay_s ?? null,
+    channel_ids,
+    recovered: false
+  }
+}
+
+/**
+ * Records alerts and queues their deliveries in the caller's transaction,
+ * in two statements whatever their number: the alerts (the first escalation
+ * step scheduled), then one delivery per channel (idempotency key
+ * `<key>:<channel id>`, so several rules or stacks reaching one channel with
+ * one event send once; a key already used writes nothing). Deliveries send
+ * their alert's payload and message. Returns the deliveries written.
+ */
+export const writeAlerts = (alerts: ReadonlyArray<PreparedAlert>) =>
   Effect.gen(function*() {
+    if (alerts.length === 0) return 0
     const sql = yield* SqlClient
-    const id = crypto.randomUUID()
-    const shortCode = randomBytes(6).toString("base64url")
-    const escalation = alert.escalation ?? []
-    const linked = { ...alert.message, shortUrl: shortUrl(context, shortCode) }
-    const message = escalation.length > 0 ? withAckLink(linked, ackUrl(context, id)) : linked
-    const firstDelay = escalation[0]?.delay_s ?? null
     yield* sql`
-      INSERT INTO alerts (id, organization_id, rule_id, trigger, subject, level, payload, message, short_code, next_escalation_at)
-      VALUES (${id}::uuid, ${alert.organization_id}::uuid, ${alert.rule_id}::uuid, ${alert.trigger}, ${alert.subject}, ${alert.level},
-        ${JSON.stringify(alert.payload)}::jsonb, ${JSON.stringify(message)}::jsonb, ${shortCode},
-        CASE WHEN ${firstDelay}::int IS NULL THEN NULL ELSE now() + make_interval(secs => ${firstDelay}::int) END)`
-    return yield* insertDeliveries({ ...alert, id }, alert.key, alert.channel_ids)
+      INSERT INTO alerts (id, organization_id, rule_id, trigger, subject, level, payload, message, short_code,
+        next_escalation_at, acknowledged_at, acknowledged_by)
+      SELECT id, organization_id, rule_id, trigger, subject, level, payload, message, short_code,
+        CASE WHEN first_delay IS NULL OR recovered THEN NULL ELSE now() + make_interval(secs => first_delay) END,
+        CASE WHEN recovered AND first_delay IS NOT NULL THEN now() END,
+        CASE WHEN recovered AND first_delay IS NOT NULL THEN 'recovered' END
+      FROM jsonb_to_recordset(${JSON.stringify(alerts.map(({ channel_ids: _, ...a }) => a))}::jsonb)
+        AS t(id uuid, organization_id uuid, rule_id uuid, trigger text, subject text, level text, payload jsonb, message jsonb,
+          short_code text, first_delay int, recovered boolean)`
+    const seen = new Set<string>()
+    const deliveries = alerts.flatMap((a) =>
+      a.channel_ids.flatMap((channel_id) => {
+        const key = `${a.key}:${channel_id}`
+        if (seen.has(key)) return []
+        seen.add(key)
+        return [{
+          alert_id: a.id,
+          organization_id: a.organization_id,
+          rule_id: a.rule_id,
+          channel_id,
+          event_id: a.event_id,
+          event_type: a.trigger,
+          key,
+          order_key: a.subject
+        }]
+      })).map((d, ord) => ({ ...d, ord }))
+    if (deliveries.length === 0) return 0
+    const rows = yield* sql<{ id: string }>`
+      INSERT INTO deliveries (organization_id, rule_id, channel_id, event_id, event_type, idempotency_key, order_key, alert_id)
+      SELECT t.organization_id, t.rule_id, c.id, t.event_id, t.event_type, t.key, t.order_key, t.alert_id
+      FROM jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb)
+        AS t(alert_id uuid, organization_id uuid, rule_id uuid, channel_id uuid, event_id text, event_type text, key text, order_key text, ord int)
+      JOIN channels c ON c.id = t.channel_id AND c.organization_id = t.organization_id
+      ORDER BY t.ord
+      ON CONFLICT (idempotency_key) DO NOTHING
+      RETURNING id`
+    return rows.length
   })
 
 /** Adds an alert to its rule's open window for the stack, opening one that closes in `windowS` seconds. */
@@ -174,7 +243,7 @@ export const flushDueGroups = (context: LinkContext, limit = 50) =>
         const lone = items.length === 1 ? items[0]! : undefined
         const message = lone?.message ??
           groupMessage(items, { name: group.stack_name }, links(context.publicUrl, group.organization_slug).stack(group.stack_slug))
-        yield* createAlert({
+        yield* writeAlerts([prepareAlert({
           organization_id: group.organization_id,
           rule_id: group.rule_id,
           trigger: lone?.trigger ?? "group",
@@ -186,7 +255,7 @@ export const flushDueGroups = (context: LinkContext, limit = 50) =>
           key: lone === undefined ? `group:${group.id}` : lone.event_id,
           channel_ids: channelIds,
           escalation
-        }, context)
+        }, context)])
         yield* sql`UPDATE alert_groups SET flushed_at = now() WHERE id = ${group.id}::uuid`
       }
       return due.length

@@ -1,14 +1,20 @@
 import { Effect } from "effect"
-import { randomBytes } from "node:crypto"
 import { SqlClient } from "effect/sql/SqlClient"
-import type { NotificationPayload } from "../domain/Channel.ts"
 import type { StreamEvent } from "../domain/Event.ts"
 import type { AlertLevel, RuleSchedule, RuleTemplate } from "../domain/Rule.ts"
-import { ackUrl, addToGroup, channelUsable, type EscalationStep, fromJson, type LinkContext, shortUrl } from "./AlertStore.ts"
+import {
+  addToGroup,
+  channelUsable,
+  type EscalationStep,
+  fromJson,
+  type LinkContext,
+  type PreparedAlert,
+  prepareAlert,
+  writeAlerts
+} from "./AlertStore.ts"
 import { type Candidate, candidateOf, subjectOf } from "./Candidate.ts"
-import { links, messageOf, payloadOf, type Placement, withAckLink } from "./Compose.ts"
+import { links, messageOf, payloadOf, type Placement } from "./Compose.ts"
 import { scheduleAllows } from "./Schedule.ts"
-import type { Message } from "./Sender.ts"
 
 /** One active rule whose trigger and scope match the candidate at `idx` of a batch, in the placement it matched. */
 interface Match extends Placement {
@@ -181,70 +187,6 @@ const saveStates = (states: ReadonlyMap<string, SubjectState>) =>
       ON CONFLICT (rule_id, subject) DO UPDATE SET last_status = EXCLUDED.last_status, last_alert_at = EXCLUDED.last_alert_at`
   })
 
-/** An alert decided in a batch, written with the batch's other alerts. */
-interface PendingAlert {
-  readonly id: string
-  readonly organization_id: string
-  readonly rule_id: string
-  readonly trigger: string
-  readonly subject: string
-  readonly level: AlertLevel
-  readonly payload: NotificationPayload
-  readonly message: Message
-  readonly short_code: string
-  readonly first_delay: number | null
-  /** A recovery of the subject comes later in the same batch: no escalation. */
-  recovered: boolean
-  readonly event_id: string
-  readonly channel_ids: ReadonlyArray<string>
-}
-
-const writeAlerts = (alerts: ReadonlyArray<PendingAlert>) =>
-  Effect.gen(function*() {
-    if (alerts.length === 0) return 0
-    const sql = yield* SqlClient
-    yield* sql`
-      INSERT INTO alerts (id, organization_id, rule_id, trigger, subject, level, payload, message, short_code,
-        next_escalation_at, acknowledged_at, acknowledged_by)
-      SELECT id, organization_id, rule_id, trigger, subject, level, payload, message, short_code,
-        CASE WHEN first_delay IS NULL OR recovered THEN NULL ELSE now() + make_interval(secs => first_delay) END,
-        CASE WHEN recovered AND first_delay IS NOT NULL THEN now() END,
-        CASE WHEN recovered AND first_delay IS NOT NULL THEN 'recovered' END
-      FROM jsonb_to_recordset(${JSON.stringify(alerts.map(({ channel_ids: _, event_id: __, ...a }) => a))}::jsonb)
-        AS t(id uuid, organization_id uuid, rule_id uuid, trigger text, subject text, level text, payload jsonb, message jsonb,
-          short_code text, first_delay int, recovered boolean)`
-    // One delivery per channel (sending the alert's payload and message); the key is the event and the channel,
-    // so several rules (or stacks) reaching one channel send once.
-    const seen = new Set<string>()
-    const deliveries = alerts.flatMap((a) =>
-      a.channel_ids.flatMap((channel_id) => {
-        const key = `${a.event_id}:${channel_id}`
-        if (seen.has(key)) return []
-        seen.add(key)
-        return [{
-          alert_id: a.id,
-          organization_id: a.organization_id,
-          rule_id: a.rule_id,
-          channel_id,
-          event_id: a.event_id,
-          event_type: a.trigger,
-          key,
-          order_key: a.subject
-        }]
-      })).map((d, ord) => ({ ...d, ord }))
-    if (deliveries.length === 0) return 0
-    const rows = yield* sql<{ id: string }>`
-      INSERT INTO deliveries (organization_id, rule_id, channel_id, event_id, event_type, idempotency_key, order_key, alert_id)
-      SELECT t.organization_id, t.rule_id, c.id, t.event_id, t.event_type, t.key, t.order_key, t.alert_id
-      FROM jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb)
-        AS t(alert_id uuid, organization_id uuid, rule_id uuid, channel_id uuid, event_id text, event_type text, key text, order_key text, ord int)
-      JOIN channels c ON c.id = t.channel_id AND c.organization_id = t.organization_id
-      ORDER BY t.ord
-      ON CONFLICT (idempotency_key) DO NOTHING
-      RETURNING id`
-    return rows.length
-  })
-
 /** Why a matched rule did not alert, or "alert"/"grouped": for logs and tests. */
 export type Outcome = "alert" | "grouped" | "maintenance" | "level" | "schedule" | "cooldown" | "no-channels"
 
@@ -289,7 +231,7 @@ export const enqueueEvents = (events: ReadonlyArray<StreamEvent>, context: LinkC
         subject: key.slice(key.indexOf("|") + 1)
       })))
       const changed = new Map<string, SubjectState>()
-      const alerts: Array<PendingAlert & { readonly batchKey: string; readonly idx: number }> = []
+      const alerts: Array<PreparedAlert & { readonly batchKey: string; readonly idx: number }> = []
       for (const [n, m] of matches.entries()) {
         const candidate = candidates[m.idx]!
         const outcome = yield* decide(candidate, m, subjects[n]!, states, changed, context, alerts)
@@ -312,7 +254,7 @@ const decide = (
   states: Map<string, SubjectState>,
   changed: Map<string, SubjectState>,
   context: LinkContext,
-  alerts: Array<PendingAlert & { readonly batchKey: string; readonly idx: number }>
+  alerts: Array<PreparedAlert & { readonly batchKey: string; readonly idx: number }>
 ) =>
   Effect.gen(function*() {
     if (m.in_maintenance) return "maintenance" as const
@@ -342,23 +284,20 @@ const decide = (
       )
       return "grouped" as const
     }
-    const id = crypto.randomUUID()
-    const shortCode = randomBytes(6).toString("base64url")
-    const linked = { ...message, shortUrl: shortUrl(context, shortCode) }
     alerts.push({
-      id,
-      organization_id: m.organization_id,
-      rule_id: m.rule_id,
-      trigger: candidate.trigger,
-      subject,
-      level: candidate.level,
-      payload,
-      message: escalation.length > 0 ? withAckLink(linked, ackUrl(context, id)) : linked,
-      short_code: shortCode,
-      first_delay: escalation[0]?.delay_s ?? null,
-      recovered: false,
-      event_id: candidate.event.id,
-      channel_ids: channelIds,
+      ...prepareAlert({
+        organization_id: m.organization_id,
+        rule_id: m.rule_id,
+        trigger: candidate.trigger,
+        subject,
+        level: candidate.level,
+        payload,
+        message,
+        event_id: candidate.event.id,
+        key: candidate.event.id,
+        channel_ids: channelIds,
+        escalation
+      }, context),
       batchKey: batchKey(candidate),
       idx: m.idx
     })

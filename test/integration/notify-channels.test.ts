@@ -6,7 +6,6 @@ import type { AddressInfo } from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
-import { SMTPServer } from "smtp-server"
 import type { SMTPServerOptions } from "smtp-server"
 import { Agent } from "undici"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -17,7 +16,7 @@ import { postJson, sendHttp } from "../../services/notifier/channels/http.ts"
 import { makeSenders } from "../../services/notifier/senders.ts"
 import { makeTestCerts } from "../support/tls.ts"
 import type { TestCerts } from "../support/tls.ts"
-import { decodeWords, mailHeaders, mailPart } from "../support/receivers.ts"
+import { decodeWords, mailHeaders, mailPart, startSmtpReceiver } from "../support/receivers.ts"
 
 /**
  * Every channel sender against real local stand-ins (HTTPS for the chat
@@ -69,38 +68,8 @@ const startReceiver = async (certs?: TestCerts): Promise<Receiver> => {
   return receiver
 }
 
-interface Mail {
-  readonly from: string
-  readonly to: ReadonlyArray<string>
-  readonly raw: string
-  readonly user: string | undefined
-}
-
-const startSmtp = async (options: Partial<SMTPServerOptions> = {}) => {
-  const mails: Array<Mail> = []
-  const server = new SMTPServer({
-    disabledCommands: ["STARTTLS"],
-    authOptional: true,
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Array<Buffer> = []
-      stream.on("data", (c: Buffer) => chunks.push(c))
-      stream.on("end", () => {
-        mails.push({
-          from: session.envelope.mailFrom === false ? "" : session.envelope.mailFrom.address,
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString("utf8"),
-          user: typeof session.user === "string" ? session.user : undefined
-        })
-        callback()
-      })
-    },
-    ...options
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()))
-  const port = (server.server.address() as AddressInfo).port
-  return { port, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
-}
+/** The SMTP stand-in of test/support/receivers.ts, with its settings overridden per test. */
+const startSmtp = (options: Partial<SMTPServerOptions> = {}) => startSmtpReceiver(undefined, options)
 
 const json = (r: Received): Record<string, unknown> => JSON.parse(r.body.toString("utf8")) as Record<string, unknown>
 

@@ -3,7 +3,7 @@ import { createServer as createHttpServer } from "node:http"
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import type { AddressInfo } from "node:net"
-import { SMTPServer } from "smtp-server"
+import { SMTPServer, type SMTPServerOptions } from "smtp-server"
 import type { TestCerts } from "./tls.ts"
 
 /**
@@ -294,8 +294,15 @@ export interface SmtpReceiver {
   readonly close: () => Promise<void>
 }
 
-/** An SMTP server on 127.0.0.1 without STARTTLS; with `credentials`, only that user may send (535 otherwise). */
-export const startSmtpReceiver = async (credentials?: { readonly user: string; readonly password: string }): Promise<SmtpReceiver> => {
+/**
+ * An SMTP server on 127.0.0.1 without STARTTLS; with `credentials`, only that
+ * user may send (535 otherwise). `options` override the server's settings
+ * (a stand-in that refuses recipients, or never answers).
+ */
+export const startSmtpReceiver = async (
+  credentials?: { readonly user: string; readonly password: string },
+  options: Partial<SMTPServerOptions> = {}
+): Promise<SmtpReceiver> => {
   const mails: Array<Mail> = []
   const server = new SMTPServer({
     disabledCommands: ["STARTTLS"],
@@ -321,7 +328,8 @@ export const startSmtpReceiver = async (credentials?: { readonly user: string; r
         })
         callback()
       })
-    }
+    },
+    ...options
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()))
   const port = (server.server.address() as AddressInfo).port
