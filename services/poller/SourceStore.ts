@@ -29,6 +29,18 @@ export interface CheckMark {
 
 // Array parameters must not hold nulls (the driver cannot encode them): "" stands for NULL, undone by NULLIF.
 
+/** The first of each id, in order: a provider listing one record twice must not fail the batch's upsert. */
+const uniqueById = <A extends { readonly id: string }>(items: ReadonlyArray<A>): Array<A> => {
+  const seen = new Set<string>()
+  return items.filter((item) => !seen.has(item.id) && seen.add(item.id) !== undefined)
+}
+
+/** Adapters keep an unparseable time as sent; such a record is left out rather than failing the batch. */
+const isTimestamp = (value: string): boolean => !Number.isNaN(Date.parse(value))
+
+/** PostgreSQL text cannot hold NUL. */
+const withoutNul = (text: string): string => text.replaceAll("\u0000", "")
+
 /** The shard of a source key: PostgreSQL's own text hash, so SQL and code agree. */
 export const shardExpr = (shards: number, column = "key") =>
   `((hashtextextended(${column}, 0) % ${shards}) + ${shards}) % ${shards}`
@@ -49,7 +61,8 @@ export class SourceStore extends Context.Service<SourceStore, {
   /**
    * Writes changed snapshots, several sources in one transaction (one commit
    * instead of one per source): status and counts, components (with
-   * hierarchy), incidents.
+   * hierarchy), incidents with their updates and affected components,
+   * maintenances with theirs, per-region status and reliability flags.
    */
   applySnapshots(changes: ReadonlyArray<SnapshotChange>): Effect.Effect<void>
 }>()("statusgrid/poller/SourceStore") {
@@ -87,12 +100,18 @@ export class SourceStore extends Context.Service<SourceStore, {
           const when = at.toISOString()
           const leaves = snapshot.components.filter((c) => !c.is_group).length
           const open = snapshot.incidents.filter((i) => i.resolved_at === null).length
+          // Reliability (services/api/README.md): a curated catalog source read in a known format is verified;
+          // once an incident is on record the source has history.
           yield* sql`
             UPDATE sources SET status = ${snapshot.status}, components_count = ${leaves}, incidents_count = ${open},
               last_changed_at = CASE WHEN status <> ${snapshot.status} THEN ${when}::timestamptz ELSE last_changed_at END,
+              region_statuses = ${JSON.stringify(snapshot.regions.map((r) => ({ region: r.region, status: r.status })))}::jsonb,
+              verified = (kind = 'catalog' AND NOT synthetic),
+              has_history = has_history OR ${snapshot.incidents.length > 0},
               updated_at = now()
             WHERE id = ${source.id}`
 
+          let byExternal = new Map<string, string>()
           const components: Array<Record<string, unknown>> = snapshot.components.map((c) => ({
             source_id: source.id,
             external_id: c.id,
@@ -114,7 +133,7 @@ export class SourceStore extends Context.Service<SourceStore, {
                                        ELSE components.last_changed_at END,
                 status = EXCLUDED.status
               RETURNING id, external_id`
-            const byExternal = new Map(ids.map((r) => [r.external_id, r.id]))
+            byExternal = new Map(ids.map((r) => [r.external_id, r.id]))
             const children = snapshot.components.map((c) => ({
               id: byExternal.get(c.id)!,
               parent: c.parent_id === null ? null : byExternal.get(c.parent_id) ?? null
@@ -129,7 +148,8 @@ export class SourceStore extends Context.Service<SourceStore, {
             DELETE FROM components WHERE source_id = ${source.id}
               AND NOT (external_id = ANY(${snapshot.components.map((c) => c.id)}::text[]))`
 
-          const incidents: Array<Record<string, unknown>> = snapshot.incidents.map((i) => ({
+          const listedIncidents = uniqueById(snapshot.incidents)
+          const incidents: Array<Record<string, unknown>> = listedIncidents.map((i) => ({
             source_id: source.id,
             external_id: i.id,
             title: i.title,
@@ -144,24 +164,117 @@ export class SourceStore extends Context.Service<SourceStore, {
             resolved_at: i.resolved_at === null ? null : i.resolved_at < i.created_at ? i.created_at : i.resolved_at
           }))
           if (Arr.isReadonlyArrayNonEmpty(incidents)) {
-            yield* sql`
+            const ids = yield* sql<{ id: string; external_id: string }>`
               INSERT INTO incidents ${sql.insert(incidents)}
               ON CONFLICT (source_id, external_id) DO UPDATE SET
                 title = EXCLUDED.title, status = EXCLUDED.status, impact = EXCLUDED.impact, url = EXCLUDED.url,
                 region = EXCLUDED.region, update_count = EXCLUDED.update_count, updated_at = EXCLUDED.updated_at,
-                resolved_at = EXCLUDED.resolved_at`
+                resolved_at = EXCLUDED.resolved_at
+              RETURNING id, external_id`
+            const incidentIds = new Map(ids.map((r) => [r.external_id, r.id]))
+            yield* linkComponents("incident_components", "incident_id", incidentIds, listedIncidents, byExternal)
+            // Updates stay once recorded (a provider may trim its list); a changed one is rewritten.
+            const updates: Array<Record<string, unknown>> = listedIncidents.flatMap((i) =>
+              uniqueById((i.updates ?? []).filter((u) => isTimestamp(u.created_at))).map((u) => ({
+                incident_id: incidentIds.get(i.id)!,
+                external_id: u.id,
+                status: u.status,
+                body: withoutNul(u.body),
+                created_at: u.created_at
+              }))
+            )
+            if (Arr.isReadonlyArrayNonEmpty(updates)) {
+              yield* sql`
+                INSERT INTO incident_updates ${sql.insert(updates)}
+                ON CONFLICT (incident_id, external_id) DO UPDATE SET
+                  status = EXCLUDED.status, body = EXCLUDED.body, created_at = EXCLUDED.created_at
+                WHERE (incident_updates.status, incident_updates.body, incident_updates.created_at)
+                  IS DISTINCT FROM (EXCLUDED.status, EXCLUDED.body, EXCLUDED.created_at)`
+            }
           }
           // Open incidents the provider no longer lists are over.
           yield* sql`
             UPDATE incidents SET resolved_at = greatest(${when}::timestamptz, started_at), status = 'resolved'
             WHERE source_id = ${source.id} AND resolved_at IS NULL
               AND NOT (external_id = ANY(${snapshot.incidents.map((i) => i.id)}::text[]))`
+
+          const listedMaintenances = uniqueById(snapshot.maintenances).filter((m) =>
+            isTimestamp(m.scheduled_for) && (m.scheduled_until === null || isTimestamp(m.scheduled_until))
+          )
+          const maintenances: Array<Record<string, unknown>> = listedMaintenances.map((m) => ({
+            source_id: source.id,
+            external_id: m.id,
+            title: withoutNul(m.title),
+            status: m.status,
+            url: m.url,
+            scheduled_for: m.scheduled_for,
+            // An end before the start (a provider's typo) is clamped to the start, as resolutions are.
+            scheduled_until: m.scheduled_until === null || Date.parse(m.scheduled_until) >= Date.parse(m.scheduled_for)
+              ? m.scheduled_until
+              : m.scheduled_for
+          }))
+          if (Arr.isReadonlyArrayNonEmpty(maintenances)) {
+            const ids = yield* sql<{ id: string; external_id: string }>`
+              INSERT INTO scheduled_maintenances ${sql.insert(maintenances)}
+              ON CONFLICT (source_id, external_id) DO UPDATE SET
+                title = EXCLUDED.title, status = EXCLUDED.status, url = EXCLUDED.url,
+                scheduled_for = EXCLUDED.scheduled_for, scheduled_until = EXCLUDED.scheduled_until, updated_at = now()
+              RETURNING id, external_id`
+            const maintenanceIds = new Map(ids.map((r) => [r.external_id, r.id]))
+            yield* linkComponents("maintenance_components", "maintenance_id", maintenanceIds, listedMaintenances, byExternal)
+          }
         })
+
+      /**
+       * Sets the affected components of each listed record (incident or maintenance) to what the snapshot says,
+       * in one statement: links no longer named go, new ones are added. Ids the snapshot's components lack are skipped.
+       */
+      const linkComponents = (
+        table: "incident_components" | "maintenance_components",
+        column: "incident_id" | "maintenance_id",
+        recordIds: ReadonlyMap<string, string>,
+        listed: ReadonlyArray<{ readonly id: string; readonly components: ReadonlyArray<string> }>,
+        componentIds: ReadonlyMap<string, string>
+      ) => {
+        const owners: Array<string> = []
+        const targets: Array<string> = []
+        for (const record of listed) {
+          const owner = recordIds.get(record.id)
+          if (owner === undefined) continue
+          for (const component of new Set(record.components)) {
+            const target = componentIds.get(component)
+            if (target !== undefined) {
+              owners.push(owner)
+              targets.push(target)
+            }
+          }
+        }
+        return sql`
+          WITH wanted AS (SELECT * FROM unnest(${owners}::uuid[], ${targets}::uuid[]) AS t(owner, component_id)),
+          gone AS (
+            DELETE FROM ${sql(table)} AS l WHERE l.${sql(column)} = ANY(${[...recordIds.values()]}::uuid[])
+              AND NOT EXISTS (SELECT 1 FROM wanted w WHERE w.owner = l.${sql(column)} AND w.component_id = l.component_id))
+          INSERT INTO ${sql(table)} (${sql(column)}, component_id) SELECT owner, component_id FROM wanted
+          ON CONFLICT DO NOTHING`
+      }
+
+      // Maintenances the provider no longer lists are over: completed once their window had begun, else cancelled.
+      const endUnlisted = (changes: ReadonlyArray<SnapshotChange>) =>
+        sql`
+          UPDATE scheduled_maintenances AS m
+          SET status = CASE WHEN m.scheduled_for <= now() THEN 'completed' ELSE 'cancelled' END, updated_at = now()
+          WHERE m.source_id = ANY(${changes.map((c) => c.source.id)}::uuid[])
+            AND m.status IN ('scheduled', 'in_progress', 'verifying')
+            AND NOT ((m.source_id::text || ' ' || m.external_id) = ANY(${
+          changes.flatMap((c) => c.snapshot.maintenances.map((m) => `${c.source.id} ${m.id}`))
+        }::text[]))`
 
       const applySnapshots = (changes: ReadonlyArray<SnapshotChange>) =>
         changes.length === 0
           ? Effect.void
-          : sql.withTransaction(Effect.forEach(changes, applyOne, { discard: true })).pipe(Effect.orDie)
+          : sql.withTransaction(
+            Effect.forEach(changes, applyOne, { discard: true }).pipe(Effect.andThen(endUnlisted(changes)))
+          ).pipe(Effect.orDie)
 
       return SourceStore.of({ loadShard, setDetected, markChecked, applySnapshots })
     })
