@@ -345,6 +345,16 @@ describe("source records", () => {
           [["eu-west-1", true, [tree[0]!.name]]]
         )
         assert.include(incidents[0]!.title, "Increased error rates")
+        /** The eu-west-1 incident's updates as served and as the simulator holds them, by body and status. */
+        const updatesOfFlip = Effect.gen(function*() {
+          const served = (yield* getJson<Page<Incident>>(`${sourceUrl}/incidents`)).body.data
+            .find((i) => i.region === "eu-west-1")!.updates.map((u) => [u.status, u.body])
+          const upstream = (yield* simSource(key)).incidents.find((i) => i.id === opened.id)!.updates
+            .map((u) => [u.status === "resolved" ? "resolved" : "investigating", u.body])
+          return { served, upstream }
+        })
+        const beforeResolve = yield* updatesOfFlip
+        assert.deepStrictEqual(beforeResolve.served, beforeResolve.upstream)
 
         // Flip a second region down, then resolve the first.
         const other = page.components.find((c) => c.region === "us-east-1" && !c.is_group)!
@@ -358,6 +368,10 @@ describe("source records", () => {
         yield* control("POST", `/sources/${key}/incidents/${opened.id}/resolve`, {})
         const after = yield* regionsMatch("eu-west-1 recovered, us-east-1 still down")
         assert.deepStrictEqual(after.regions, [{ region: "eu-west-1", status: "operational" }, { region: "us-east-1", status: "down" }])
+        // The feed's "operating normally" item closes the incident with the resolution's text.
+        const resolvedUpdates = yield* updatesOfFlip
+        assert.deepStrictEqual(resolvedUpdates.served, resolvedUpdates.upstream)
+        assert.strictEqual(resolvedUpdates.served.length, 2)
       }))
 
     it.effect("an unknown key is a 404 JSON body; bad paging parameters are 400s naming the parameter", () =>
