@@ -5,7 +5,7 @@ import type { Snapshot, SnapshotIncident, SnapshotMaintenance } from "../../serv
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { type PolledSource, type SnapshotChange, SourceStore } from "../../services/poller/SourceStore.ts"
-import { freshDatabase } from "../support/stores.ts"
+import { freshDatabase, withTempDataDir } from "../support/stores.ts"
 
 /**
  * SourceStore.applySnapshots on a real PostgreSQL: what a changed snapshot leaves in the records
@@ -14,10 +14,11 @@ import { freshDatabase } from "../support/stores.ts"
  * the poller's batches of 200 changes (printed, not asserted).
  */
 
-const TestLayer = SourceStore.layer.pipe(
-  Layer.provideMerge(Layer.effectDiscard(Migrations.migratePostgres())),
-  Layer.provideMerge(Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 4 }))))
-)
+const withStore = <E, R>(database: Layer.Layer<SqlClient, E, R>) =>
+  SourceStore.layer.pipe(Layer.provideMerge(Layer.effectDiscard(Migrations.migratePostgres())), Layer.provideMerge(database))
+const server = Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 4 })))
+// The embedded store runs the same statements (statusgrid start without DATABASE_URL).
+const embedded = withTempDataDir(Postgres.layerEmbedded)
 
 const t0 = Date.parse("2026-11-20T10:00:00.000Z")
 const at = (minutes: number) => new Date(t0 + minutes * 60_000).toISOString()
@@ -114,8 +115,9 @@ const recordsOf = (sourceId: string) =>
     return { incidents: [...incidents], maintenances: [...maintenances], source }
   })
 
-describe("SourceStore records", () => {
-  layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("on PostgreSQL", (it) => {
+/** What a changed snapshot leaves in the records tables, on one store. */
+const behaviour = <E>(name: string, database: Layer.Layer<SqlClient, E>) =>
+  layer(withStore(database), { timeout: 180_000, excludeTestServices: true })(name, (it) => {
     it.effect("a changed snapshot stores incident updates and components, maintenances, regions and reliability flags", () =>
       Effect.gen(function*() {
         const store = yield* SourceStore
@@ -199,6 +201,13 @@ describe("SourceStore records", () => {
         assert.isTrue(window!.same)
       }))
 
+  })
+
+describe("SourceStore records", () => {
+  behaviour("on PostgreSQL", server)
+  behaviour("on the embedded PGlite", embedded)
+
+  layer(withStore(server), { timeout: 180_000, excludeTestServices: true })("on PostgreSQL, in bulk", (it) => {
     it.effect("the poller's batches of 200 changed snapshots, with their records, in one transaction each (figures printed)", () =>
       Effect.gen(function*() {
         const store = yield* SourceStore
