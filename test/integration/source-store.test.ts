@@ -1,11 +1,14 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { Snapshot, SnapshotIncident, SnapshotMaintenance } from "../../services/domain/Snapshot.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
+import * as SqlFiles from "../../services/platform/SqlFiles.ts"
 import { type PolledSource, type SnapshotChange, SourceStore } from "../../services/poller/SourceStore.ts"
-import { freshDatabase, withTempDataDir } from "../support/stores.ts"
+import { freshDatabase, tempDir, withTempDataDir } from "../support/stores.ts"
 
 /**
  * SourceStore.applySnapshots on a real PostgreSQL: what a changed snapshot leaves in the records
@@ -240,6 +243,37 @@ describe("SourceStore records", () => {
           again_ms: Math.round(againMs),
           ms_per_snapshot: Math.round((againMs / sources.length) * 100) / 100
         }))
+      }))
+  })
+
+  layer(server, { timeout: 60_000, excludeTestServices: true })("an existing installation", (it) => {
+    it.effect("migration 0015 fills the reliability flags of rows the poller had already written", () =>
+      Effect.gen(function*() {
+        // The schema as it was before 0015.
+        const all = SqlFiles.migrationsDir("postgres")
+        const before = yield* tempDir("migrations-before-0015")
+        for (const file of Fs.readdirSync(all).filter((f) => /^\d{4}_/.test(f) && Number(f.slice(0, 4)) < 15)) {
+          Fs.copyFileSync(Path.join(all, file), Path.join(before, file))
+        }
+        yield* Migrations.migratePostgres(before)
+        const sql = yield* SqlClient
+        yield* sql`
+          INSERT INTO sources (key, name, kind, provider_type, status_page_url, synthetic, last_checked_at, last_error) VALUES
+            ('old-read', 'Read', 'catalog', 'statuspage_io', 'https://a.example', false, now(), NULL),
+            ('old-failing', 'Failing', 'catalog', 'statuspage_io', 'https://b.example', false, now(), 'HTTP 503'),
+            ('old-never', 'Never', 'catalog', NULL, 'https://c.example', false, NULL, NULL),
+            ('old-sim', 'Sim', 'catalog', 'statuspage_io', 'https://d.example', true, now(), NULL)`
+        yield* sql`INSERT INTO incidents (source_id, external_id, title, status, started_at, updated_at)
+          SELECT id, 'x', 'Outage', 'resolved', now(), now() FROM sources WHERE key IN ('old-failing', 'old-sim')`
+        yield* Migrations.migratePostgres()
+        const rows = yield* sql<{ key: string; verified: boolean; has_history: boolean; region_statuses: unknown }>`
+          SELECT key, verified, has_history, region_statuses FROM sources WHERE key LIKE 'old-%' ORDER BY key`
+        assert.deepStrictEqual(rows.map((r) => [r.key, r.verified, r.has_history, r.region_statuses]), [
+          ["old-failing", false, true, []],
+          ["old-never", false, false, []],
+          ["old-read", true, false, []],
+          ["old-sim", false, true, []]
+        ])
       }))
   })
 })
