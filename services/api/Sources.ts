@@ -2,9 +2,13 @@ import { Config, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { makeMicroCache } from "./MicroCache.ts"
 import type { Fragment } from "effect/sql/Statement"
-import type { Component, Source } from "../domain/api/Sources.ts"
+import type { InvalidParameter } from "../domain/api/Errors.ts"
+import type { Component, Incident, IncidentList, ProviderMaintenance, ProviderMaintenanceList, Source } from "../domain/api/Sources.ts"
+import { MaintenanceStatus } from "../domain/Snapshot.ts"
 import { CategoryId, CheckClass, SourceKey } from "../domain/Source.ts"
-import { ComponentStatus, SourceStatus } from "../domain/Status.ts"
+import { ComponentStatus, IncidentImpact, IncidentStatus, SourceStatus } from "../domain/Status.ts"
+import { decodeCursor, encodeCursor, type PageRequest } from "../orgs/Paging.ts"
+import { defaultPageSize } from "../domain/api/Paging.ts"
 
 const isSourceKey = Schema.is(SourceKey)
 
@@ -38,6 +42,10 @@ export class Sources extends Context.Service<Sources, {
   get(key: string): Effect.Effect<Source, SourceNotFound>
   /** The source's components as a tree: roots and each node's children ordered by position. */
   components(key: string): Effect.Effect<ReadonlyArray<Component>, SourceNotFound>
+  /** A page of the source's recorded incidents, newest first, with their updates and affected components. */
+  incidents(key: string, page: PageRequest): Effect.Effect<IncidentList, SourceNotFound | InvalidParameter>
+  /** A page of the maintenances the source's provider announced, latest window first. */
+  maintenances(key: string, page: PageRequest): Effect.Effect<ProviderMaintenanceList, SourceNotFound | InvalidParameter>
 }>()("statusgrid/api/Sources") {
   static readonly layer = Layer.effect(Sources, Effect.gen(function*() {
     const sql = yield* SqlClient
@@ -52,7 +60,7 @@ export class Sources extends Context.Service<Sources, {
         SELECT s.id, s.key, s.name, s.description, s.status, s.logo_url, s.status_page_url, s.service_url,
           s.components_count, s.incidents_count, s.last_checked_at, s.check_class, s.provider_type,
           s.verified, s.poll_interval_s < 60 AS realtime, s.has_history AS historical,
-          cardinality(s.regions) > 0 AS regional,
+          (cardinality(s.regions) > 0 OR jsonb_array_length(s.region_statuses) > 0) AS regional, s.region_statuses,
           ARRAY(
             SELECT sc.category_id FROM source_categories sc JOIN categories c ON c.id = sc.category_id
             WHERE sc.source_id = s.id ORDER BY c.position, c.id
@@ -101,6 +109,103 @@ export class Sources extends Context.Service<Sources, {
       return componentTree(rows)
     })
 
+    // Incidents and maintenances are paged newest first by (time, id), with the organization lists' cursor codec.
+    const decodeIncidents = Schema.decodeUnknownEffect(Schema.Array(IncidentRow))
+    const decodeUpdates = Schema.decodeUnknownEffect(Schema.Array(UpdateRow))
+    const decodeMaintenances = Schema.decodeUnknownEffect(Schema.Array(MaintenanceRow))
+    const decodeLinks = Schema.decodeUnknownEffect(Schema.Array(LinkRow))
+
+    /** `{ owner id: components }` of the given incidents or maintenances, each list ordered by position. */
+    const linked = (table: "incident_components" | "maintenance_components", column: string, ids: ReadonlyArray<string>) =>
+      ids.length === 0 ? Effect.succeed(new Map<string, Array<{ id: string; name: string }>>()) : sql`
+        SELECT l.${sql(column)} AS owner, c.id, c.name FROM ${sql(table)} l JOIN components c ON c.id = l.component_id
+        WHERE l.${sql(column)} IN ${sql.in(ids)}
+        ORDER BY c.position, c.name, c.id`.pipe(
+          Effect.flatMap(decodeLinks),
+          Effect.map((rows) => groupBy(rows, (r) => r.owner, (r) => ({ id: r.id, name: r.name })))
+        )
+
+    const incidents = Effect.fn("Sources.incidents")(function*(key: string, page: PageRequest) {
+      const after = yield* decodeCursor(page.cursor)
+      const source = yield* find(key)
+      const limit = page.limit ?? defaultPageSize
+      const rows = yield* sql`
+        SELECT id, external_id, title, status, impact, url, region, started_at, updated_at, resolved_at, update_count,
+          ${sql.literal(micros("started_at"))}
+        FROM incidents
+        WHERE source_id = ${source.id}
+          ${after === undefined ? sql`` : sql`AND (started_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)`}
+        ORDER BY started_at DESC, id DESC
+        LIMIT ${limit + 1}`.pipe(Effect.flatMap(decodeIncidents), Effect.orDie)
+      const shown = rows.slice(0, limit)
+      const ids = shown.map((r) => r.id)
+      const updates = ids.length === 0 ? new Map<string, Array<typeof UpdateRow.Type>>() : yield* sql`
+        SELECT id, incident_id, external_id, status, body, created_at FROM incident_updates
+        WHERE incident_id IN ${sql.in(ids)}
+        ORDER BY created_at, id`.pipe(
+          Effect.flatMap(decodeUpdates),
+          Effect.map((list) => groupBy(list, (u) => u.incident_id, (u) => u)),
+          Effect.orDie
+        )
+      const components = yield* linked("incident_components", "incident_id", ids).pipe(Effect.orDie)
+      const last = shown.at(-1)
+      return {
+        data: shown.map((r): Incident => ({
+          id: r.id,
+          provider_id: r.external_id,
+          title: r.title,
+          status: r.status,
+          impact: r.impact,
+          url: r.url,
+          region: r.region,
+          started_at: r.started_at,
+          updated_at: r.updated_at,
+          resolved_at: r.resolved_at,
+          update_count: r.update_count,
+          updates: (updates.get(r.id) ?? []).map((u) => ({
+            id: u.id,
+            provider_id: u.external_id,
+            status: u.status,
+            body: u.body,
+            created_at: u.created_at
+          })),
+          components: components.get(r.id) ?? []
+        })),
+        next_cursor: rows.length > limit && last !== undefined ? encodeCursor({ at: last.cursor_at, id: last.id }) : null,
+        limit
+      }
+    })
+
+    const maintenances = Effect.fn("Sources.maintenances")(function*(key: string, page: PageRequest) {
+      const after = yield* decodeCursor(page.cursor)
+      const source = yield* find(key)
+      const limit = page.limit ?? defaultPageSize
+      const rows = yield* sql`
+        SELECT id, external_id, title, status, url, scheduled_for, scheduled_until, ${sql.literal(micros("scheduled_for"))}
+        FROM scheduled_maintenances
+        WHERE source_id = ${source.id}
+          ${after === undefined ? sql`` : sql`AND (scheduled_for, id) < (${after.at}::timestamptz, ${after.id}::uuid)`}
+        ORDER BY scheduled_for DESC, id DESC
+        LIMIT ${limit + 1}`.pipe(Effect.flatMap(decodeMaintenances), Effect.orDie)
+      const shown = rows.slice(0, limit)
+      const components = yield* linked("maintenance_components", "maintenance_id", shown.map((r) => r.id)).pipe(Effect.orDie)
+      const last = shown.at(-1)
+      return {
+        data: shown.map((r): ProviderMaintenance => ({
+          id: r.id,
+          provider_id: r.external_id,
+          title: r.title,
+          status: r.status,
+          url: r.url,
+          scheduled_for: r.scheduled_for,
+          scheduled_until: r.scheduled_until,
+          components: components.get(r.id) ?? []
+        })),
+        next_cursor: rows.length > limit && last !== undefined ? encodeCursor({ at: last.cursor_at, id: last.id }) : null,
+        limit
+      }
+    })
+
     // Public catalog reads are the same for every caller and change at most once per check: a
     // one-second micro-cache (API_CACHE_MS) turns repeated requests into memory reads.
     const ttlMs = yield* Config.Int("API_CACHE_MS").pipe(Config.withDefault(1000), Effect.orDie)
@@ -108,7 +213,10 @@ export class Sources extends Context.Service<Sources, {
     return Sources.of({
       list: (options) => cached(`list:${JSON.stringify(options)}`, list(options)),
       get: (key) => cached(`get:${key}`, get(key)),
-      components: (key) => cached(`components:${key}`, components(key))
+      components: (key) => cached(`components:${key}`, components(key)),
+      incidents: (key, page) => cached(`incidents:${key}:${page.cursor ?? ""}:${page.limit ?? ""}`, incidents(key, page)),
+      maintenances: (key, page) =>
+        cached(`maintenances:${key}:${page.cursor ?? ""}:${page.limit ?? ""}`, maintenances(key, page))
     })
   }))
 }
@@ -131,14 +239,67 @@ const SourceRow = Schema.Struct({
   realtime: Schema.Boolean,
   historical: Schema.Boolean,
   regional: Schema.Boolean,
+  region_statuses: Schema.Array(Schema.Struct({ region: Schema.String, status: SourceStatus })),
   categories: Schema.Array(CategoryId)
 })
 type SourceRow = typeof SourceRow.Type
 
-const toSource = ({ verified, realtime, historical, regional, ...row }: SourceRow): Source => ({
+const toSource = ({ verified, realtime, historical, regional, region_statuses, ...row }: SourceRow): Source => ({
   ...row,
-  reliability: { verified, realtime, historical, regional }
+  reliability: { verified, realtime, historical, regional },
+  regions: region_statuses
 })
+
+/** Selects `column` as `cursor_at`, to the microsecond as PostgreSQL keeps it (services/orgs/Paging.ts). */
+const micros = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`
+
+const IncidentRow = Schema.Struct({
+  id: Schema.String,
+  external_id: Schema.String,
+  title: Schema.String,
+  status: IncidentStatus,
+  impact: IncidentImpact,
+  url: Schema.NullOr(Schema.String),
+  region: Schema.NullOr(Schema.String),
+  started_at: Schema.DateTimeUtcFromDate,
+  updated_at: Schema.DateTimeUtcFromDate,
+  resolved_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  update_count: Schema.Number,
+  cursor_at: Schema.String
+})
+
+const UpdateRow = Schema.Struct({
+  id: Schema.String,
+  incident_id: Schema.String,
+  external_id: Schema.String,
+  status: IncidentStatus,
+  body: Schema.String,
+  created_at: Schema.DateTimeUtcFromDate
+})
+
+const MaintenanceRow = Schema.Struct({
+  id: Schema.String,
+  external_id: Schema.String,
+  title: Schema.String,
+  status: MaintenanceStatus,
+  url: Schema.NullOr(Schema.String),
+  scheduled_for: Schema.DateTimeUtcFromDate,
+  scheduled_until: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  cursor_at: Schema.String
+})
+
+const LinkRow = Schema.Struct({ owner: Schema.String, id: Schema.String, name: Schema.String })
+
+/** Groups `items` by `keyOf`, keeping their order, each mapped by `valueOf`. */
+const groupBy = <A, B>(items: ReadonlyArray<A>, keyOf: (a: A) => string, valueOf: (a: A) => B): Map<string, Array<B>> => {
+  const groups = new Map<string, Array<B>>()
+  for (const item of items) {
+    const group = groups.get(keyOf(item))
+    if (group === undefined) groups.set(keyOf(item), [valueOf(item)])
+    else group.push(valueOf(item))
+  }
+  return groups
+}
 
 const ComponentRow = Schema.Struct({
   id: Schema.String,

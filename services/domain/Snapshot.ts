@@ -26,6 +26,16 @@ export const SnapshotComponent = Schema.Struct({
 })
 export type SnapshotComponent = typeof SnapshotComponent.Type
 
+/** One update the provider published on an incident. */
+export const SnapshotIncidentUpdate = Schema.Struct({
+  /** The provider's id of the update (stable across polls). */
+  id: Schema.String,
+  status: IncidentStatus,
+  body: Schema.String,
+  created_at: Timestamp
+})
+export type SnapshotIncidentUpdate = typeof SnapshotIncidentUpdate.Type
+
 export const SnapshotIncident = Schema.Struct({
   id: Schema.String,
   title: Schema.String,
@@ -39,7 +49,9 @@ export const SnapshotIncident = Schema.Struct({
   components: Schema.Array(Schema.String),
   url: Schema.NullOr(Schema.String),
   /** Region the incident is about, where the provider says. */
-  region: Schema.NullOr(Schema.String)
+  region: Schema.NullOr(Schema.String),
+  /** The updates the provider published, oldest first; absent when the adapter does not read them. */
+  updates: Schema.optionalKey(Schema.Array(SnapshotIncidentUpdate))
 })
 export type SnapshotIncident = typeof SnapshotIncident.Type
 

@@ -43,6 +43,7 @@ interface SourceRow {
   readonly realtime: boolean
   readonly historical: boolean
   readonly regional: boolean
+  readonly region_statuses: ReadonlyArray<{ readonly region: string; readonly status: SourceStatus }>
   readonly categories: ReadonlyArray<string> | string
   readonly cursor_at: string
 }
@@ -50,7 +51,7 @@ interface SourceRow {
 /** What every query of this module selects from `sources t`. */
 const columns = `t.id, t.key, t.name, t.description, t.kind, t.status, t.logo_url, t.status_page_url, t.service_url,
   t.components_count, t.incidents_count, t.last_checked_at, t.last_changed_at, t.check_class, t.provider_type,
-  t.verified, t.poll_interval_s < 60 AS realtime, t.has_history AS historical, cardinality(t.regions) > 0 AS regional,
+  t.verified, t.poll_interval_s < 60 AS realtime, t.has_history AS historical, (cardinality(t.regions) > 0 OR jsonb_array_length(t.region_statuses) > 0) AS regional, t.region_statuses,
   ARRAY(SELECT sc.category_id FROM source_categories sc JOIN categories c ON c.id = sc.category_id
         WHERE sc.source_id = t.id ORDER BY c.position, c.id) AS categories,
   ${cursorAt}`
@@ -77,6 +78,7 @@ const toCustomSource = (row: SourceRow): CustomSource => ({
   check_class: row.check_class,
   provider_type: row.provider_type,
   reliability: { verified: row.verified, realtime: row.realtime, historical: row.historical, regional: row.regional },
+  regions: row.region_statuses,
   kind: row.kind,
   last_changed_at: utcOrNull(row.last_changed_at)
 })

@@ -1,4 +1,4 @@
-import { Array as Arr, Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { Snapshot } from "../domain/Snapshot.ts"
 
@@ -29,6 +29,28 @@ export interface CheckMark {
 
 // Array parameters must not hold nulls (the driver cannot encode them): "" stands for NULL, undone by NULLIF.
 
+/** The first of each id, in order: a provider listing one record twice must not fail the batch's upsert. */
+const uniqueById = <A extends { readonly id: string }>(items: ReadonlyArray<A>): Array<A> => {
+  const seen = new Set<string>()
+  return items.filter((item) => !seen.has(item.id) && seen.add(item.id) !== undefined)
+}
+
+/** `<source id> <external id>`: one record of one source, as the batch statements pair them. */
+const pair = (sourceId: string, externalId: string) => `${sourceId} ${externalId}`
+const byPair = (rows: ReadonlyArray<{ id: string; source_id: string; external_id: string }>) =>
+  new Map(rows.map((r) => [pair(r.source_id, r.external_id), r.id]))
+
+/** The last change of each source: the batch statements take one row per source. */
+const uniqueBySource = (changes: ReadonlyArray<SnapshotChange>): Array<SnapshotChange> => [
+  ...new Map(changes.map((c) => [c.source.id, c])).values()
+]
+
+/** Adapters keep an unparseable time as sent; such a record is left out rather than failing the batch. */
+const isTimestamp = (value: string): boolean => !Number.isNaN(Date.parse(value))
+
+/** PostgreSQL text cannot hold NUL. */
+const withoutNul = (text: string): string => text.replaceAll("\u0000", "")
+
 /** The shard of a source key: PostgreSQL's own text hash, so SQL and code agree. */
 export const shardExpr = (shards: number, column = "key") =>
   `((hashtextextended(${column}, 0) % ${shards}) + ${shards}) % ${shards}`
@@ -47,9 +69,11 @@ export class SourceStore extends Context.Service<SourceStore, {
   /** Records when sources were last checked (and their last error), in one statement. */
   markChecked(marks: ReadonlyArray<CheckMark>): Effect.Effect<void>
   /**
-   * Writes changed snapshots, several sources in one transaction (one commit
-   * instead of one per source): status and counts, components (with
-   * hierarchy), incidents.
+   * Writes changed snapshots, several sources in one transaction and the same
+   * dozen statements whatever their number: status and counts, components (with
+   * hierarchy), incidents with their updates and affected components,
+   * maintenances with theirs, per-region status and reliability flags. Records
+   * with a time PostgreSQL cannot read are left out rather than failing the batch.
    */
   applySnapshots(changes: ReadonlyArray<SnapshotChange>): Effect.Effect<void>
 }>()("statusgrid/poller/SourceStore") {
@@ -82,86 +106,198 @@ export class SourceStore extends Context.Service<SourceStore, {
               poll_url = CASE WHEN ${url} = status_page_url THEN NULL ELSE ${url} END, updated_at = now()
             WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
-      const applyOne = ({ source, snapshot, at }: SnapshotChange) =>
+      // Every statement below covers the whole batch (arrays bound as parameters and unnested), so a
+      // batch of 200 changes costs the same dozen statements as one: the poller writes thousands.
+      const applyBatch = (changes: ReadonlyArray<SnapshotChange>) =>
         Effect.gen(function*() {
-          const when = at.toISOString()
-          const leaves = snapshot.components.filter((c) => !c.is_group).length
-          const open = snapshot.incidents.filter((i) => i.resolved_at === null).length
-          yield* sql`
-            UPDATE sources SET status = ${snapshot.status}, components_count = ${leaves}, incidents_count = ${open},
-              last_changed_at = CASE WHEN status <> ${snapshot.status} THEN ${when}::timestamptz ELSE last_changed_at END,
-              updated_at = now()
-            WHERE id = ${source.id}`
+          const sourceIds = changes.map((c) => c.source.id)
 
-          const components: Array<Record<string, unknown>> = snapshot.components.map((c) => ({
-            source_id: source.id,
-            external_id: c.id,
-            name: c.name,
-            description: c.description,
-            status: c.status,
-            is_group: c.is_group,
-            region: c.region,
-            position: c.position,
-            last_changed_at: when
-          }))
-          if (Arr.isReadonlyArrayNonEmpty(components)) {
-            const ids = yield* sql<{ id: string; external_id: string }>`
-              INSERT INTO components ${sql.insert(components)}
+          // Status and counts; per-region status; reliability (services/api/README.md): a curated catalog
+          // source read in a known format is verified, and has history once an incident is on record.
+          yield* sql`
+            UPDATE sources AS s SET status = v.status, components_count = v.leaves::int, incidents_count = v.open::int,
+              last_changed_at = CASE WHEN s.status <> v.status THEN v.at::timestamptz ELSE s.last_changed_at END,
+              region_statuses = v.regions::jsonb,
+              verified = (s.kind = 'catalog' AND NOT s.synthetic),
+              has_history = s.has_history OR v.incidents::boolean,
+              updated_at = now()
+            FROM unnest(${sourceIds}::uuid[], ${changes.map((c) => c.snapshot.status)}::text[],
+                        ${changes.map((c) => String(c.snapshot.components.filter((x) => !x.is_group).length))}::text[],
+                        ${changes.map((c) => String(c.snapshot.incidents.filter((i) => i.resolved_at === null).length))}::text[],
+                        ${changes.map((c) => c.at.toISOString())}::text[],
+                        ${changes.map((c) => JSON.stringify(c.snapshot.regions.map((r) => ({ region: r.region, status: r.status }))))}::text[],
+                        ${changes.map((c) => String(c.snapshot.incidents.length > 0))}::text[])
+                 AS v(id, status, leaves, open, at, regions, incidents)
+            WHERE s.id = v.id`
+
+          const components = changes.flatMap(({ source, snapshot, at }) =>
+            uniqueById(snapshot.components).map((c) => ({ source: source.id, c, at: at.toISOString() }))
+          )
+          const componentIds = byPair(
+            components.length === 0 ? [] : yield* sql<{ id: string; source_id: string; external_id: string }>`
+              INSERT INTO components AS c (source_id, external_id, name, description, status, is_group, region, position,
+                                           last_changed_at)
+              SELECT source_id, external_id, name, description, status, is_group::boolean, NULLIF(region, ''), position::int,
+                     last_changed_at::timestamptz
+              FROM unnest(${components.map((x) => x.source)}::uuid[], ${components.map((x) => x.c.id)}::text[],
+                          ${components.map((x) => withoutNul(x.c.name))}::text[],
+                          ${components.map((x) => withoutNul(x.c.description))}::text[],
+                          ${components.map((x) => x.c.status)}::text[], ${components.map((x) => String(x.c.is_group))}::text[],
+                          ${components.map((x) => x.c.region ?? "")}::text[], ${components.map((x) => String(x.c.position))}::text[],
+                          ${components.map((x) => x.at)}::text[])
+                   AS t(source_id, external_id, name, description, status, is_group, region, position, last_changed_at)
               ON CONFLICT (source_id, external_id) DO UPDATE SET
                 name = EXCLUDED.name, description = EXCLUDED.description, is_group = EXCLUDED.is_group,
                 region = EXCLUDED.region, position = EXCLUDED.position, updated_at = now(),
-                last_changed_at = CASE WHEN components.status <> EXCLUDED.status THEN EXCLUDED.last_changed_at
-                                       ELSE components.last_changed_at END,
+                last_changed_at = CASE WHEN c.status <> EXCLUDED.status THEN EXCLUDED.last_changed_at
+                                       ELSE c.last_changed_at END,
                 status = EXCLUDED.status
-              RETURNING id, external_id`
-            const byExternal = new Map(ids.map((r) => [r.external_id, r.id]))
-            const children = snapshot.components.map((c) => ({
-              id: byExternal.get(c.id)!,
-              parent: c.parent_id === null ? null : byExternal.get(c.parent_id) ?? null
-            }))
+              RETURNING id, source_id, external_id`
+          )
+          if (components.length > 0) {
+            const ids = components.map((x) => componentIds.get(pair(x.source, x.c.id))!)
+            const parents = components.map((x) =>
+              x.c.parent_id === null ? "" : componentIds.get(pair(x.source, x.c.parent_id)) ?? ""
+            )
             yield* sql`
               UPDATE components AS c SET parent_id = NULLIF(v.parent, '')::uuid
-              FROM (SELECT * FROM unnest(${children.map((c) => c.id)}::uuid[], ${children.map((c) => c.parent ?? "")}::text[])
-                    AS t(id, parent)) AS v
+              FROM unnest(${ids}::uuid[], ${parents}::text[]) AS v(id, parent)
               WHERE c.id = v.id AND c.parent_id IS DISTINCT FROM NULLIF(v.parent, '')::uuid`
           }
           yield* sql`
-            DELETE FROM components WHERE source_id = ${source.id}
-              AND NOT (external_id = ANY(${snapshot.components.map((c) => c.id)}::text[]))`
+            DELETE FROM components AS c WHERE c.source_id = ANY(${sourceIds}::uuid[])
+              AND NOT EXISTS (SELECT 1 FROM unnest(${components.map((x) => x.source)}::uuid[], ${components.map((x) => x.c.id)}::text[])
+                              AS l(source_id, external_id)
+                              WHERE l.source_id = c.source_id AND l.external_id = c.external_id)`
 
-          const incidents: Array<Record<string, unknown>> = snapshot.incidents.map((i) => ({
-            source_id: source.id,
-            external_id: i.id,
-            title: i.title,
-            status: i.status,
-            impact: i.impact,
-            url: i.url,
-            region: i.region,
-            update_count: i.update_count,
-            started_at: i.created_at,
-            updated_at: i.updated_at,
-            // A resolution time before the start (providers' clocks disagree) is clamped to the start.
-            resolved_at: i.resolved_at === null ? null : i.resolved_at < i.created_at ? i.created_at : i.resolved_at
-          }))
-          if (Arr.isReadonlyArrayNonEmpty(incidents)) {
-            yield* sql`
-              INSERT INTO incidents ${sql.insert(incidents)}
+          const incidents = changes.flatMap(({ source, snapshot }) =>
+            uniqueById(snapshot.incidents)
+              .filter((i) => isTimestamp(i.created_at) && isTimestamp(i.updated_at) && (i.resolved_at === null || isTimestamp(i.resolved_at)))
+              .map((i) => ({ source: source.id, i }))
+          )
+          const incidentIds = byPair(
+            incidents.length === 0 ? [] : yield* sql<{ id: string; source_id: string; external_id: string }>`
+              INSERT INTO incidents (source_id, external_id, title, status, impact, url, region, update_count, started_at,
+                                     updated_at, resolved_at)
+              SELECT source_id, external_id, title, status, impact, NULLIF(url, ''), NULLIF(region, ''), update_count::int,
+                     started_at::timestamptz, updated_at::timestamptz,
+                     -- A resolution time before the start (providers' clocks disagree) is clamped to the start.
+                     CASE WHEN resolved_at <> '' THEN greatest(resolved_at::timestamptz, started_at::timestamptz) END
+              FROM unnest(${incidents.map((x) => x.source)}::uuid[], ${incidents.map((x) => x.i.id)}::text[],
+                          ${incidents.map((x) => withoutNul(x.i.title))}::text[], ${incidents.map((x) => x.i.status)}::text[],
+                          ${incidents.map((x) => x.i.impact)}::text[], ${incidents.map((x) => x.i.url ?? "")}::text[],
+                          ${incidents.map((x) => x.i.region ?? "")}::text[], ${incidents.map((x) => String(x.i.update_count))}::text[],
+                          ${incidents.map((x) => x.i.created_at)}::text[], ${incidents.map((x) => x.i.updated_at)}::text[],
+                          ${incidents.map((x) => x.i.resolved_at ?? "")}::text[])
+                   AS t(source_id, external_id, title, status, impact, url, region, update_count, started_at, updated_at,
+                        resolved_at)
               ON CONFLICT (source_id, external_id) DO UPDATE SET
                 title = EXCLUDED.title, status = EXCLUDED.status, impact = EXCLUDED.impact, url = EXCLUDED.url,
                 region = EXCLUDED.region, update_count = EXCLUDED.update_count, updated_at = EXCLUDED.updated_at,
-                resolved_at = EXCLUDED.resolved_at`
+                resolved_at = EXCLUDED.resolved_at
+              RETURNING id, source_id, external_id`
+          )
+          if (incidents.length > 0) {
+            yield* linkComponents("incident_components", "incident_id", incidents.map((x) => ({
+              owner: incidentIds.get(pair(x.source, x.i.id))!,
+              components: x.i.components.flatMap((id) => componentIds.get(pair(x.source, id)) ?? [])
+            })))
+            // Updates stay once recorded (a provider may trim its list); a changed one is rewritten.
+            const updates = incidents.flatMap((x) =>
+              uniqueById((x.i.updates ?? []).filter((u) => isTimestamp(u.created_at)))
+                .map((u) => ({ incident: incidentIds.get(pair(x.source, x.i.id))!, u }))
+            )
+            if (updates.length > 0) {
+              yield* sql`
+                INSERT INTO incident_updates AS u (incident_id, external_id, status, body, created_at)
+                SELECT incident_id, external_id, status, body, created_at::timestamptz
+                FROM unnest(${updates.map((x) => x.incident)}::uuid[], ${updates.map((x) => x.u.id)}::text[],
+                            ${updates.map((x) => x.u.status)}::text[], ${updates.map((x) => withoutNul(x.u.body))}::text[],
+                            ${updates.map((x) => x.u.created_at)}::text[])
+                     AS t(incident_id, external_id, status, body, created_at)
+                ON CONFLICT (incident_id, external_id) DO UPDATE SET
+                  status = EXCLUDED.status, body = EXCLUDED.body, created_at = EXCLUDED.created_at
+                WHERE (u.status, u.body, u.created_at) IS DISTINCT FROM (EXCLUDED.status, EXCLUDED.body, EXCLUDED.created_at)`
+            }
           }
           // Open incidents the provider no longer lists are over.
+          const listedIncidents = changes.flatMap(({ source, snapshot }) => snapshot.incidents.map((i) => ({ source: source.id, id: i.id })))
           yield* sql`
-            UPDATE incidents SET resolved_at = greatest(${when}::timestamptz, started_at), status = 'resolved'
-            WHERE source_id = ${source.id} AND resolved_at IS NULL
-              AND NOT (external_id = ANY(${snapshot.incidents.map((i) => i.id)}::text[]))`
+            UPDATE incidents AS i SET resolved_at = greatest(v.at::timestamptz, i.started_at), status = 'resolved'
+            FROM unnest(${sourceIds}::uuid[], ${changes.map((c) => c.at.toISOString())}::text[]) AS v(source_id, at)
+            WHERE i.source_id = v.source_id AND i.resolved_at IS NULL
+              AND NOT EXISTS (SELECT 1 FROM unnest(${listedIncidents.map((x) => x.source)}::uuid[],
+                                                   ${listedIncidents.map((x) => x.id)}::text[]) AS l(source_id, external_id)
+                              WHERE l.source_id = i.source_id AND l.external_id = i.external_id)`
+
+          const maintenances = changes.flatMap(({ source, snapshot }) =>
+            uniqueById(snapshot.maintenances)
+              .filter((m) => isTimestamp(m.scheduled_for) && (m.scheduled_until === null || isTimestamp(m.scheduled_until)))
+              .map((m) => ({ source: source.id, m }))
+          )
+          if (maintenances.length > 0) {
+            const maintenanceIds = byPair(yield* sql<{ id: string; source_id: string; external_id: string }>`
+              INSERT INTO scheduled_maintenances (source_id, external_id, title, status, url, scheduled_for, scheduled_until)
+              SELECT source_id, external_id, title, status, NULLIF(url, ''), scheduled_for::timestamptz,
+                     -- An end before the start (a provider's typo) is clamped to the start, as resolutions are.
+                     CASE WHEN scheduled_until <> '' THEN greatest(scheduled_until::timestamptz, scheduled_for::timestamptz) END
+              FROM unnest(${maintenances.map((x) => x.source)}::uuid[], ${maintenances.map((x) => x.m.id)}::text[],
+                          ${maintenances.map((x) => withoutNul(x.m.title))}::text[], ${maintenances.map((x) => x.m.status)}::text[],
+                          ${maintenances.map((x) => x.m.url ?? "")}::text[], ${maintenances.map((x) => x.m.scheduled_for)}::text[],
+                          ${maintenances.map((x) => x.m.scheduled_until ?? "")}::text[])
+                   AS t(source_id, external_id, title, status, url, scheduled_for, scheduled_until)
+              ON CONFLICT (source_id, external_id) DO UPDATE SET
+                title = EXCLUDED.title, status = EXCLUDED.status, url = EXCLUDED.url,
+                scheduled_for = EXCLUDED.scheduled_for, scheduled_until = EXCLUDED.scheduled_until, updated_at = now()
+              RETURNING id, source_id, external_id`)
+            yield* linkComponents("maintenance_components", "maintenance_id", maintenances.map((x) => ({
+              owner: maintenanceIds.get(pair(x.source, x.m.id))!,
+              components: x.m.components.flatMap((id) => componentIds.get(pair(x.source, id)) ?? [])
+            })))
+          }
+          // Maintenances the provider no longer lists are over: completed once their window had begun, else cancelled.
+          const listedMaintenances = changes.flatMap(({ source, snapshot }) =>
+            snapshot.maintenances.map((m) => ({ source: source.id, id: m.id }))
+          )
+          yield* sql`
+            UPDATE scheduled_maintenances AS m
+            SET status = CASE WHEN m.scheduled_for <= now() THEN 'completed' ELSE 'cancelled' END, updated_at = now()
+            WHERE m.source_id = ANY(${sourceIds}::uuid[]) AND m.status IN ('scheduled', 'in_progress', 'verifying')
+              AND NOT EXISTS (SELECT 1 FROM unnest(${listedMaintenances.map((x) => x.source)}::uuid[],
+                                                   ${listedMaintenances.map((x) => x.id)}::text[]) AS l(source_id, external_id)
+                              WHERE l.source_id = m.source_id AND l.external_id = m.external_id)`
         })
+
+      /**
+       * Sets the affected components of each record (incident or maintenance) to the given ones, in one
+       * statement for the batch: links no longer named go, new ones are added.
+       */
+      const linkComponents = (
+        table: "incident_components" | "maintenance_components",
+        column: "incident_id" | "maintenance_id",
+        records: ReadonlyArray<{ readonly owner: string; readonly components: ReadonlyArray<string> }>
+      ) => {
+        const owners: Array<string> = []
+        const targets: Array<string> = []
+        for (const record of records) {
+          for (const component of new Set(record.components)) {
+            owners.push(record.owner)
+            targets.push(component)
+          }
+        }
+        return sql`
+          WITH wanted AS (SELECT * FROM unnest(${owners}::uuid[], ${targets}::uuid[]) AS t(owner, component_id)),
+          gone AS (
+            DELETE FROM ${sql(table)} AS l WHERE l.${sql(column)} = ANY(${records.map((r) => r.owner)}::uuid[])
+              AND NOT EXISTS (SELECT 1 FROM wanted w WHERE w.owner = l.${sql(column)} AND w.component_id = l.component_id))
+          INSERT INTO ${sql(table)} (${sql(column)}, component_id) SELECT owner, component_id FROM wanted
+          ON CONFLICT DO NOTHING`
+      }
 
       const applySnapshots = (changes: ReadonlyArray<SnapshotChange>) =>
         changes.length === 0
           ? Effect.void
-          : sql.withTransaction(Effect.forEach(changes, applyOne, { discard: true })).pipe(Effect.orDie)
+          : sql.withTransaction(applyBatch(uniqueBySource(changes))).pipe(Effect.orDie)
 
       return SourceStore.of({ loadShard, setDetected, markChecked, applySnapshots })
     })

@@ -57,6 +57,7 @@ describe("custom sources API", () => {
           check_class: "high",
           provider_type: "statuspage_io",
           reliability: { verified: false, realtime: false, historical: false, regional: false },
+          regions: [],
           kind: "url",
           last_changed_at: null
         })

@@ -309,7 +309,8 @@ describe("sources API", () => {
           last_checked_at: "2026-01-02T03:04:05.678Z",
           check_class: "critical",
           provider_type: "aws",
-          reliability: { verified: true, realtime: true, historical: true, regional: true }
+          reliability: { verified: true, realtime: true, historical: true, regional: true },
+          regions: []
         })
         const azure = r.body.data[1]!
         const cloudflare = r.body.data[2]!
@@ -538,7 +539,7 @@ describe("sources API", () => {
         assert.strictEqual(invalid._tag === "InvalidParameter" ? invalid.field : undefined, "cursor")
       }).pipe(Effect.provide(FetchHttpClient.layer)))
 
-    it.effect("serves an OpenAPI document listing the three sources paths and their parameters", () =>
+    it.effect("serves an OpenAPI document listing the sources paths and their parameters", () =>
       Effect.gen(function*() {
         const r = yield* request<OpenApiBody>("/api/v1/openapi.json")
         assert.strictEqual(r.status, 200)
@@ -547,7 +548,9 @@ describe("sources API", () => {
         assert.deepStrictEqual(Object.keys(doc.paths).filter((p) => p.startsWith("/api/v1/sources")).toSorted(), [
           "/api/v1/sources",
           "/api/v1/sources/{key}",
-          "/api/v1/sources/{key}/components"
+          "/api/v1/sources/{key}/components",
+          "/api/v1/sources/{key}/incidents",
+          "/api/v1/sources/{key}/maintenances"
         ])
         const params = (path: string) =>
           doc.paths[path]!.get.parameters.map((p) => `${p.in}:${p.name}`)
@@ -560,6 +563,8 @@ describe("sources API", () => {
         ])
         assert.deepStrictEqual(params("/api/v1/sources/{key}"), ["path:key"])
         assert.deepStrictEqual(params("/api/v1/sources/{key}/components"), ["path:key"])
+        assert.deepStrictEqual(params("/api/v1/sources/{key}/incidents"), ["path:key", "query:cursor", "query:limit"])
+        assert.deepStrictEqual(params("/api/v1/sources/{key}/maintenances"), ["path:key", "query:cursor", "query:limit"])
         const category = doc.paths["/api/v1/sources"]!.get.parameters[0]!
         assert.deepStrictEqual(category.schema.enum, ["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"])
         assert.deepStrictEqual(Object.keys(doc.paths["/api/v1/sources/{key}"]!.get.responses).toSorted(), ["200", "400", "404", "413", "500"])

@@ -51,7 +51,14 @@ describe("aws adapter, RSS", () => {
         update_count: 1,
         components: ["rds-us-east-1"],
         url: "http://status.aws.amazon.com/",
-        region: "us-east-1"
+        region: "us-east-1",
+        updates: [{
+          id: "1676072880",
+          status: "resolved",
+          body: "Between 11:18 AM and 2:44 PM PST, some Amazon Aurora PostgreSQL customers experienced issues accessing " +
+            "their databases in the US-EAST-1 Region. The issue has been resolved and the service is operating normally.",
+          created_at: "2023-02-10T23:48:00.000Z"
+        }]
       }])
       assert.deepStrictEqual(snapshot.components.map((c) => [c.id, c.name, c.status, c.region, c.parent_id]), [
         ["rds-us-east-1", "Amazon RDS (us-east-1)", "operational", "us-east-1", null]

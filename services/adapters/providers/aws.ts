@@ -111,6 +111,8 @@ interface Entry {
   readonly level: Level
   readonly headline: string
   readonly link: string
+  /** The item's text: one update of the incident. */
+  readonly body: string
 }
 
 /** `…#rds-us-east-1_1676072880`: a service-region id and the item's epoch seconds. */
@@ -130,7 +132,8 @@ const toEntry = (item: FeedItem, warnings: Array<string>): Entry | null => {
     time: item.published !== null ? Date.parse(item.published) : Number(guid[2]) * 1000,
     level: lookup<Level>(titleLevels, prefix, "minor", warnings, "AWS title prefix"),
     headline: item.title.slice(colon + 1).trim().replace(/^\[RESOLVED\]\s*/i, ""),
-    link: item.link
+    link: item.link,
+    body: item.summary
   }
 }
 
@@ -168,7 +171,14 @@ const runToRow = (run: ReadonlyArray<Entry>): Row => {
       update_count: run.length,
       components: [first.serviceId],
       url: last.link || null,
-      region
+      region,
+      // Each feed item of the run is one update; its guid stamp is its id.
+      updates: run.map((e) => ({
+        id: e.stamp,
+        status: e.level === "ok" ? "resolved" as const : "investigating" as const,
+        body: e.body,
+        created_at: new Date(e.time).toISOString()
+      }))
     },
     affected: [{ id: first.serviceId, name: componentName(serviceNames[service] ?? service, region), region, level: closed ? "ok" : level }]
   }

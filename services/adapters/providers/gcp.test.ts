@@ -49,7 +49,13 @@ describe("gcp adapter", () => {
         update_count: 1,
         components: ["fPovtKbaWN9UTepMm3kJ"],
         url: "https://status.cloud.google.com/incidents/xxxxxxxxxxxxxxxxxxxx",
-        region: "us-central1"
+        region: "us-central1",
+        updates: [{
+          id: "2026-09-01T16:30:00.000Z",
+          status: "investigating",
+          body: "**Summary:** ...",
+          created_at: "2026-09-01T16:30:00.000Z"
+        }]
       })
       assert.deepStrictEqual(snapshot.components.map((c) => [c.id, c.name, c.status, c.parent_id]), [
         ["fPovtKbaWN9UTepMm3kJ", "AlloyDB for PostgreSQL", "degraded", null]

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import type { Snapshot, SnapshotComponent, SnapshotIncident } from "../../domain/Snapshot.ts"
+import type { Snapshot, SnapshotComponent, SnapshotIncident, SnapshotIncidentUpdate } from "../../domain/Snapshot.ts"
 import type { IncidentImpact } from "../../domain/Status.ts"
 import { type Adapter, AdapterError, type Fetched, type SourceConfig } from "../Adapter.ts"
 import { countsForSource, impactToSource, incidentSnapshot, isoOrNull, lookup, sourceToComponent, worstComponent } from "../normalize.ts"
@@ -20,7 +20,11 @@ const historyMs = 30 * 24 * 60 * 60 * 1000
 
 const Location = Schema.Struct({ id: Schema.String, title: Schema.optional(Schema.String) })
 const Locations = Schema.optional(Schema.NullOr(Schema.Array(Location)))
-const Update = Schema.Struct({ when: Schema.optional(Schema.String), status: Schema.optional(Schema.String) })
+const Update = Schema.Struct({
+  when: Schema.optional(Schema.String),
+  status: Schema.optional(Schema.String),
+  text: Schema.optional(Schema.NullOr(Schema.String))
+})
 
 const Incident = Schema.Struct({
   id: Schema.String,
@@ -67,6 +71,21 @@ const regionOf = (locations: ReadonlyArray<string>, filter: ReadonlyArray<string
   return locations.length === 1 ? locations[0]! : null
 }
 
+/**
+ * The updates of an incident, oldest first. GCP gives them no id: the time of each stands for it
+ * (stable across polls); one without a readable time is left out. AVAILABLE says the service is back.
+ */
+const toUpdates = (raw: Incident): Array<SnapshotIncidentUpdate> =>
+  (raw.updates ?? []).flatMap((u) => {
+    const at = isoOrNull(u.when)
+    return at === null ? [] : [{
+      id: at,
+      status: u.status === "AVAILABLE" ? "resolved" as const : "investigating" as const,
+      body: u.text ?? "",
+      created_at: at
+    }]
+  }).toSorted((a, b) => a.created_at.localeCompare(b.created_at))
+
 interface Row {
   readonly incident: SnapshotIncident
   readonly locations: ReadonlyArray<string>
@@ -98,7 +117,8 @@ const toRow = (raw: Incident, pageUrl: string, filter: ReadonlyArray<string>, wa
       update_count: raw.updates?.length ?? 0,
       components: products.map((p) => p.id),
       url: raw.uri && URL.canParse(raw.uri, pageUrl) ? new URL(raw.uri, pageUrl).toString() : null,
-      region: regionOf(all, filter)
+      region: regionOf(all, filter),
+      updates: toUpdates(raw)
     }
   }
 }

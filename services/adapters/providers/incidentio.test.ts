@@ -105,7 +105,11 @@ describe("incident.io parse", () => {
         update_count: 2,
         components: [],
         url: null,
-        region: null
+        region: null,
+        updates: [
+          { id: "u1", status: "investigating", body: "Looking.", created_at: "2026-09-23T15:10:00.000Z" },
+          { id: "u2", status: "investigating", body: "Still looking.", created_at: "2026-09-23T15:20:00.000Z" }
+        ]
       }])
       assert.deepStrictEqual([snapshot.reported_status, snapshot.status], ["operational", "degraded"])
     }))
@@ -257,7 +261,11 @@ describe("incident.io round trip through the simulator", () => {
         update_count: 2,
         components: [],
         url: null,
-        region: null
+        region: null,
+        updates: [
+          { id: ulidFor("u-1"), status: "investigating", body: "Looking.", created_at: at(45).toISOString() },
+          { id: ulidFor("u-2"), status: "monitoring", body: "Fix deployed.", created_at: at(5).toISOString() }
+        ]
       }])
       assert.deepStrictEqual(snapshot.maintenances.map((m) => [m.title, m.status, m.scheduled_for]), [["Upgrade", "scheduled", at(-600).toISOString()]])
       assert.strictEqual(snapshot.reported_status, "degraded")

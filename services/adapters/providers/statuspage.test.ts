@@ -73,7 +73,13 @@ describe("statuspage parse: shared samples", () => {
         update_count: 1,
         components: ["8l4ygp009s5s"],
         url: "https://stspg.io/m1ps7yrhp4n8",
-        region: null
+        region: null,
+        updates: [{
+          id: "upd000000001",
+          status: "investigating",
+          body: "We are investigating reports of degraded performance for Git Operations.",
+          created_at: "2026-09-23T13:35:44.672Z"
+        }]
       }])
       assert.deepStrictEqual(snapshot.maintenances, [{
         id: "mnt000000001",

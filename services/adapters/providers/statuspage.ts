@@ -1,5 +1,12 @@
 import { Effect, Schema } from "effect"
-import type { MaintenanceStatus, Snapshot, SnapshotComponent, SnapshotIncident, SnapshotMaintenance } from "../../domain/Snapshot.ts"
+import type {
+  MaintenanceStatus,
+  Snapshot,
+  SnapshotComponent,
+  SnapshotIncident,
+  SnapshotIncidentUpdate,
+  SnapshotMaintenance
+} from "../../domain/Snapshot.ts"
 import type { ComponentStatus, IncidentImpact, IncidentStatus, SourceStatus } from "../../domain/Status.ts"
 import { type Adapter, AdapterError, type Fetched, type SourceConfig } from "../Adapter.ts"
 import { effectiveStatus, isoOrNull, lookup, rollUpGroups } from "../normalize.ts"
@@ -46,6 +53,15 @@ const Incident = Schema.Struct({
   incident_updates: Schema.optional(Schema.NullOr(Schema.Array(Schema.Unknown))),
   components: Refs
 })
+
+// Updates are read one by one: a malformed update is left out, it never fails the poll.
+const IncidentUpdate = Schema.Struct({
+  id: Schema.String,
+  status: Schema.String,
+  body: OptionalText,
+  created_at: Schema.String
+})
+const isIncidentUpdate = Schema.is(IncidentUpdate)
 
 const Maintenance = Schema.Struct({
   id: Schema.String,
@@ -139,6 +155,17 @@ const toComponents = (summary: Summary, warnings: Array<string>): Array<Snapshot
   })))
 }
 
+/** The updates of an incident, oldest first (Statuspage lists them newest first). */
+const toUpdates = (raw: ReadonlyArray<unknown>, warnings: Array<string>): Array<SnapshotIncidentUpdate> =>
+  raw.filter(isIncidentUpdate)
+    .map((u) => ({
+      id: u.id,
+      status: lookup<IncidentStatus>(incidentStatuses, u.status, "investigating", warnings, "incident update status"),
+      body: u.body ?? "",
+      created_at: iso(u.created_at)
+    }))
+    .toSorted((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at))
+
 // Summary incidents are unresolved, so an unknown status reads as open; an unknown impact as minor (degraded).
 const toIncident = (incident: typeof Incident.Type, warnings: Array<string>): SnapshotIncident => {
   const status = lookup<IncidentStatus>(incidentStatuses, incident.status, "investigating", warnings, "incident status")
@@ -156,7 +183,8 @@ const toIncident = (incident: typeof Incident.Type, warnings: Array<string>): Sn
     update_count: incident.incident_updates?.length ?? 0,
     components: (incident.components ?? []).map((c) => c.id),
     url: incident.shortlink ?? null,
-    region: null
+    region: null,
+    updates: toUpdates(incident.incident_updates ?? [], warnings)
   }
 }
 

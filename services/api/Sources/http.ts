@@ -51,6 +51,14 @@ export const SourcesHttpNoDeps = HttpApiBuilder.group(
         sources.components(params.key).pipe(
           Effect.map((data) => ({ data })),
           Effect.mapError(notFound)
+        ),
+      incidents: ({ params, query }) =>
+        sources.incidents(params.key, query).pipe(
+          Effect.catchTag("SourceNotFound", (e) => Effect.fail(notFound(e)))
+        ),
+      maintenances: ({ params, query }) =>
+        sources.maintenances(params.key, query).pipe(
+          Effect.catchTag("SourceNotFound", (e) => Effect.fail(notFound(e)))
         )
     })
   })

@@ -1,8 +1,10 @@
 import { Schema, SchemaTransformation } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { MaintenanceStatus } from "../Snapshot.ts"
 import { CategoryId, CheckClass, SourceKey } from "../Source.ts"
-import { ComponentStatus, SourceStatus } from "../Status.ts"
+import { ComponentStatus, IncidentImpact, IncidentStatus, SourceStatus } from "../Status.ts"
 import { NotFound } from "./Errors.ts"
+import { Page, PageQuery } from "./Paging.ts"
 
 /** Page size of `GET /sources`: 50 unless `limit` says otherwise, at most 500. */
 export const defaultLimit = 50
@@ -19,13 +21,26 @@ const UtcTimestamp = Schema.String.annotate({ format: "date-time" }).pipe(
   Schema.decodeTo(Schema.DateTimeUtc, SchemaTransformation.dateTimeUtcFromString)
 )
 
-/** Reliability indicators (spec: Source), our wire representation. */
+/** Reliability indicators (spec: Source), our wire representation; services/api/README.md says how each is set. */
 export const Reliability = Schema.Struct({
-  verified: Schema.Boolean.annotate({ description: "Marked verified in the catalog: an official origin of the provider." }),
+  verified: Schema.Boolean.annotate({
+    description: "A curated catalog source (not synthetic, not custom) that the poller has read in a known provider format."
+  }),
   realtime: Schema.Boolean.annotate({ description: "Checked more often than once a minute (poll interval under 60 s)." }),
-  historical: Schema.Boolean.annotate({ description: "Status history is kept for the source." }),
-  regional: Schema.Boolean.annotate({ description: "The source reports status per region, not only globally." })
+  historical: Schema.Boolean.annotate({
+    description: "Incident history is on record: the poller has stored at least one incident (see /sources/{key}/incidents)."
+  }),
+  regional: Schema.Boolean.annotate({
+    description: "The source reports status per region (its last snapshot named regions, see `regions`), or is limited to regions."
+  })
 }).annotate({ identifier: "Reliability" })
+
+/** One region's status, as the provider's regional feed (AWS, GCP, Azure) last reported it. */
+export const RegionStatus = Schema.Struct({
+  region: Schema.String.annotate({ description: "The provider's region id, e.g. us-east-1." }),
+  status: SourceStatus
+}).annotate({ identifier: "RegionStatus" })
+export type RegionStatus = typeof RegionStatus.Type
 export type Reliability = typeof Reliability.Type
 
 /** A catalog source as `/api/v1/sources` returns it. */
@@ -48,7 +63,10 @@ export const Source = Schema.Struct({
   provider_type: Schema.NullOr(Schema.String).annotate({
     description: "Format the source is read in (statuspage_io, instatus, rss, ...); null until detected."
   }),
-  reliability: Reliability
+  reliability: Reliability,
+  regions: Schema.Array(RegionStatus).annotate({
+    description: "Each region's status, ordered by region; empty for providers without regions."
+  })
 }).annotate({ identifier: "Source" })
 export type Source = typeof Source.Type
 
@@ -88,6 +106,66 @@ export const ComponentList = Schema.Struct({
   data: Schema.Array(Component)
 }).annotate({ identifier: "ComponentList" })
 export type ComponentList = typeof ComponentList.Type
+
+/** A component named by an incident or a maintenance: its id in `/sources/{key}/components` and its name. */
+export const ComponentRef = Schema.Struct({
+  id: Schema.String.annotate({ format: "uuid" }),
+  name: Schema.String
+}).annotate({ identifier: "ComponentRef" })
+export type ComponentRef = typeof ComponentRef.Type
+
+/** One update the provider published on an incident. */
+export const IncidentUpdate = Schema.Struct({
+  id: Schema.String.annotate({ format: "uuid" }),
+  provider_id: Schema.String.annotate({ description: "The provider's own id of the update." }),
+  status: IncidentStatus,
+  body: Schema.String,
+  created_at: UtcTimestamp
+}).annotate({ identifier: "IncidentUpdate" })
+export type IncidentUpdate = typeof IncidentUpdate.Type
+
+/** An incident of a source as the poller recorded it. */
+export const Incident = Schema.Struct({
+  id: Schema.String.annotate({ format: "uuid" }),
+  provider_id: Schema.String.annotate({ description: "The provider's own id of the incident." }),
+  title: Schema.String,
+  status: IncidentStatus,
+  impact: IncidentImpact,
+  url: Schema.NullOr(Schema.String),
+  region: Schema.NullOr(Schema.String).annotate({ description: "The region the incident is about, where the provider says." }),
+  started_at: UtcTimestamp,
+  updated_at: UtcTimestamp,
+  resolved_at: Schema.NullOr(UtcTimestamp).annotate({
+    description: "null while open; when the provider resolved it, or when it stopped listing it."
+  }),
+  update_count: Count.annotate({ description: "Updates the provider counts; `updates` holds those it published in full." }),
+  updates: Schema.Array(IncidentUpdate).annotate({ description: "Oldest first." }),
+  components: Schema.Array(ComponentRef).annotate({ description: "Affected components, by name." })
+}).annotate({ identifier: "Incident" })
+export type Incident = typeof Incident.Type
+
+/** `GET /sources/{key}/incidents`: newest first. */
+export const IncidentList = Page(Incident, "IncidentList")
+export type IncidentList = typeof IncidentList.Type
+
+/** A maintenance announced by the source's provider. */
+export const ProviderMaintenance = Schema.Struct({
+  id: Schema.String.annotate({ format: "uuid" }),
+  provider_id: Schema.String.annotate({ description: "The provider's own id of the maintenance." }),
+  title: Schema.String,
+  status: MaintenanceStatus.annotate({
+    description: "As the provider says; one it stops listing is `completed` once its window had begun, else `cancelled`."
+  }),
+  url: Schema.NullOr(Schema.String),
+  scheduled_for: UtcTimestamp,
+  scheduled_until: Schema.NullOr(UtcTimestamp),
+  components: Schema.Array(ComponentRef).annotate({ description: "Components under maintenance, by name." })
+}).annotate({ identifier: "ProviderMaintenance" })
+export type ProviderMaintenance = typeof ProviderMaintenance.Type
+
+/** `GET /sources/{key}/maintenances`: latest window first, so upcoming ones lead. */
+export const ProviderMaintenanceList = Page(ProviderMaintenance, "ProviderMaintenanceList")
+export type ProviderMaintenanceList = typeof ProviderMaintenanceList.Type
 
 const isSourceKey = Schema.is(SourceKey)
 
@@ -156,6 +234,25 @@ export class SourcesGroup extends HttpApiGroup.make("sources")
     }).annotateMerge(OpenApi.annotations({
       summary: "List a source's components",
       description: "Top-level components ordered by position; sub-components nested in `children`."
+    })),
+    HttpApiEndpoint.get("incidents", "/:key/incidents", {
+      params: KeyParams,
+      query: PageQuery,
+      success: IncidentList,
+      error: NotFound
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List a source's incidents",
+      description: "Open and past incidents the poller recorded, newest first (by start), with their updates " +
+        "and affected components, a page at a time."
+    })),
+    HttpApiEndpoint.get("maintenances", "/:key/maintenances", {
+      params: KeyParams,
+      query: PageQuery,
+      success: ProviderMaintenanceList,
+      error: NotFound
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List a source's maintenances",
+      description: "Maintenances the provider announced, upcoming and past, latest window first, a page at a time."
     }))
   )
   .prefix("/sources")
