@@ -1,6 +1,7 @@
 import { createChdbConnection } from "chdb/connection"
 import { Effect } from "effect"
 import * as Http from "node:http"
+import { Readable } from "node:stream"
 import type { AddressInfo, Socket } from "node:net"
 import * as Zlib from "node:zlib"
 
@@ -83,7 +84,7 @@ export const clickHouseHttp = (path: string) =>
             query_id: url.searchParams.get("query_id") ?? crypto.randomUUID(),
             clickhouse_settings: settings,
             ...(Object.keys(params).length > 0 ? { query_params: params } : {}),
-            ...(query !== null && body.length > 0 ? { values: body } : {})
+            ...(query !== null && body.length > 0 ? { values: Readable.from([body]) } : {})
           })
           return streamText(result.stream)
         })
