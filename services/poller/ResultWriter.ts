@@ -73,43 +73,7 @@ export const defaults = {
   table: "check_results"
 } as const
 
-/**
- * Writes check results to ClickHouse in batches, off the pollers' path.
- *
- * `write` appends to memory and returns; one background fiber inserts full
- * batches at once and partial ones `flushMs` after their oldest row. A failed
- * insert (any ClickHouseError, or a timeout) keeps its batch and is retried
- * with backoff (200 ms doubling to 10 s) while rows accumulate, up to
- * `memoryRows`; past that, `write` spills whole batches (oldest first) to
- * NDJSON files, which are inserted before the memory batches once ClickHouse
- * answers, and deleted only after their insert succeeded. Closing the layer
- * tries one last flush, spills what is left, and the next start replays the
- * files before anything else.
- *
- * Spill directory: `RESULTS_SPILL_DIR`, default `<DATA_DIR>/spill`, because it
- * must outlive the process (a temporary directory would not survive a
- * reboot). It is locked by one process (`writer.lock`), since two writers
- * replaying the same files would insert them twice; runners sharing a
- * machine need their own directory. The DataDir service is not used: a
- * runner against ClickHouse and PostgreSQL servers has no other use for
- * DATA_DIR and its lock.
- *
- * Once inserts have been failing (or one has hung) for `spillAfterMs`, the
- * rows in memory go to disk every `flushMs` (and the batch being retried at
- * its next failure) until an insert succeeds.
- *
- * Guarantees: each row stored once, or lost in the cases below. Every batch
- * carries an `insert_deduplication_token` (the spill directory's id and the
- * batch's file name), the same on every retry and after a spill and replay,
- * so ClickHouse drops a batch it already has (migrations/clickhouse/0003):
- * an insert that timed out but landed, or a spill file replayed after the
- * process died between its insert and its deletion. Rows are lost only when
- * the process dies without closing the layer (what is in memory: about
- * `flushMs` worth while ClickHouse answers, at most `spillAfterMs` +
- * 2 × `flushMs` worth while it fails) or when neither ClickHouse nor the disk
- * takes them at shutdown (logged with the count). A spill file that cannot
- * be decoded is renamed `<name>.rejected` and left for a person.
- */
+/** A table's batching writer: `ResultWriter` (check_results), `TransitionWriter` (status_transitions). */
 export interface BatchWriter<Row> {
   /**
    * Accepts rows for writing. Cheap while under the memory bound; past it,
@@ -141,6 +105,43 @@ const checkResults: WriterTable<CheckResultRow> = {
   what: "check results"
 }
 
+/**
+ * Writes check results to ClickHouse in batches, off the pollers' path.
+ *
+ * `write` appends to memory and returns; one background fiber inserts full
+ * batches at once and partial ones `flushMs` after their oldest row. A failed
+ * insert (any ClickHouseError, or a timeout) keeps its batch and is retried
+ * with backoff (200 ms doubling to 10 s) while rows accumulate, up to
+ * `memoryRows`; past that, `write` spills whole batches (oldest first) to
+ * NDJSON files, which are inserted before the memory batches once ClickHouse
+ * answers, and deleted only after their insert succeeded. Closing the layer
+ * tries one last flush, spills what is left, and the next start replays the
+ * files before anything else.
+ *
+ * Spill directory: `RESULTS_SPILL_DIR`, default `<DATA_DIR>/spill`, because it
+ * must outlive the process (a temporary directory would not survive a
+ * reboot). It is locked by one process (`writer.lock`), since two writers
+ * replaying the same files would insert them twice; runners sharing a
+ * machine need their own directory. The DataDir service is not used: a
+ * runner against ClickHouse and PostgreSQL servers has no other use for
+ * DATA_DIR and its lock.
+ *
+ * Once inserts have been failing (or one has hung) for `spillAfterMs`, the
+ * rows in memory go to disk every `flushMs` (and the batch being retried at
+ * its next failure) until an insert succeeds.
+ *
+ * Guarantees: each row stored once, or lost in the cases below. Every batch
+ * carries an `insert_deduplication_token` (the spill directory's id and the
+ * batch's file name), the same on every retry and after a spill and replay,
+ * so ClickHouse drops a batch it already has among the table's last 1,000
+ * inserts (migrations/clickhouse/0003): an insert that timed out but landed, or a spill file replayed after the
+ * process died between its insert and its deletion. Rows are lost only when
+ * the process dies without closing the layer (what is in memory: about
+ * `flushMs` worth while ClickHouse answers, at most `spillAfterMs` +
+ * 2 × `flushMs` worth while it fails) or when neither ClickHouse nor the disk
+ * takes them at shutdown (logged with the count). A spill file that cannot
+ * be decoded is renamed `<name>.rejected` and left for a person.
+ */
 export class ResultWriter extends Context.Service<ResultWriter, BatchWriter<CheckResultRow>>()(
   "statusgrid/poller/ResultWriter"
 ) {
