@@ -10,6 +10,11 @@ export class ClickHouseError extends Schema.TaggedError<ClickHouseError>()("Clic
 
 export type QueryParams = Readonly<Record<string, unknown>>
 
+export interface InsertOptions {
+  /** Same batch, same token, across retries and restarts; see `ClickHouse.insert`. */
+  readonly token?: string
+}
+
 /**
  * ClickHouse, embedded (chDB) or a server over HTTP, behind one interface.
  * Statements are unqualified: each connection is bound to the statusgrid
@@ -23,8 +28,17 @@ export class ClickHouse extends Context.Service<ClickHouse, {
   command(query: string, params?: QueryParams): Effect.Effect<void, ClickHouseError>
   /** Rows as plain objects (JSONEachRow); callers decode them with a Schema. */
   query(query: string, params?: QueryParams): Effect.Effect<ReadonlyArray<Record<string, unknown>>, ClickHouseError>
-  /** One batch of rows into `table`; timestamps may be ISO 8601 strings. */
-  insert(table: string, rows: ReadonlyArray<Record<string, unknown>>): Effect.Effect<void, ClickHouseError>
+  /**
+   * One batch of rows into `table`; timestamps may be ISO 8601 strings.
+   * `token` is the batch's `insert_deduplication_token`: an insert repeated
+   * with the same token (a retry after a timeout) is dropped by tables with
+   * `non_replicated_deduplication_window` (migrations/clickhouse/0003).
+   */
+  insert(
+    table: string,
+    rows: ReadonlyArray<Record<string, unknown>>,
+    options?: InsertOptions
+  ): Effect.Effect<void, ClickHouseError>
   readonly ping: Effect.Effect<void, ClickHouseError>
 }>()("statusgrid/platform/ClickHouse") {
   /** A ClickHouse server; `url` is its HTTP interface, e.g. http://default:@localhost:8123 */
@@ -87,7 +101,20 @@ const open = (create: () => ClickHouseClient) =>
 const run = <A>(operation: string, f: () => Promise<A>) =>
   Effect.tryPromise({ try: f, catch: (cause) => new ClickHouseError({ operation, cause }) })
 
-const insertSettings = { date_time_input_format: "best_effort" } as const
+/**
+ * The token is always sent, empty when there is none: chDB applies settings
+ * with `SET`, which lasts for the session, so a token left by one insert
+ * would otherwise drop the next insert of the same table. Materialized views
+ * are fed even by a block the table dropped as a repeat, unless
+ * `deduplicate_blocks_in_dependent_materialized_views` (default 0 on servers)
+ * lets their target tables drop it too.
+ */
+const insertSettings = (token: string | undefined) =>
+  ({
+    date_time_input_format: "best_effort",
+    insert_deduplication_token: token ?? "",
+    deduplicate_blocks_in_dependent_materialized_views: 1
+  }) as const
 const querySettings = { output_format_json_quote_64bit_integers: 0 } as const
 
 const make = (client: ClickHouseClient, kind: "chdb" | "server", target: string, database: string) =>
@@ -110,9 +137,14 @@ const make = (client: ClickHouseClient, kind: "chdb" | "server", target: string,
         })
         return result.json<Record<string, unknown>>()
       }),
-    insert: (table, rows) =>
+    insert: (table, rows, options) =>
       rows.length === 0 ? Effect.void : run(`insert ${table}`, () =>
-        client.insert({ table, values: [...rows], format: "JSONEachRow", clickhouse_settings: insertSettings })).pipe(
+        client.insert({
+          table,
+          values: [...rows],
+          format: "JSONEachRow",
+          clickhouse_settings: insertSettings(options?.token)
+        })).pipe(
           Effect.asVoid
         ),
     ping: run("ping", async () => {

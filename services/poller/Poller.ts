@@ -11,6 +11,7 @@ import { ShardReloads } from "./ShardReloads.ts"
 import { Publisher } from "./Publisher.ts"
 import { ResultWriter } from "./ResultWriter.ts"
 import { makeShard } from "./Shard.ts"
+import { TransitionWriter } from "./TransitionWriter.ts"
 import { SourceStore } from "./SourceStore.ts"
 import { Upstream } from "./Upstream.ts"
 
@@ -63,5 +64,5 @@ const Keeper = Singleton.make(
 export const layer = Layer.mergeAll(ShardEntity, Keeper, ShardReloads.layer).pipe(
   Layer.provide(Layer.mergeAll(SourceStore.layer, MonitorStore.layer, MonitorAgents.layer, Publisher.layer, Upstream.layer, Fetcher.layer)),
   Layer.provide(SecretBox.layer),
-  Layer.provideMerge(Layer.mergeAll(PollerStats.layer, ResultWriter.layer))
+  Layer.provideMerge(Layer.mergeAll(PollerStats.layer, ResultWriter.layer, TransitionWriter.layer))
 )

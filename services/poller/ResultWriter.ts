@@ -1,7 +1,7 @@
 import { Cause, Clock, Config, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Queue, Schema, Semaphore } from "effect"
 import type { Scope } from "effect"
 import * as Path from "node:path"
-import type { CheckResultRow } from "../domain/CheckResult.ts"
+import { CheckResultRow } from "../domain/CheckResult.ts"
 import { ClickHouse } from "../platform/ClickHouse.ts"
 import * as Spill from "./ResultWriter/Spill.ts"
 
@@ -46,6 +46,13 @@ export interface ResultWriterOptions {
   readonly retryBaseMs?: number
   /** Default 10,000. */
   readonly retryMaxMs?: number
+  /**
+   * Once inserts have been failing (or one has been hanging) this long, the
+   * rows in memory go to disk every `flushMs` until an insert succeeds, so
+   * that a process killed during a ClickHouse outage loses only the last
+   * seconds of rows. Default 3,000.
+   */
+  readonly spillAfterMs?: number
   /** An insert taking longer counts as failed (and is retried). Default 30,000. */
   readonly insertTimeoutMs?: number
   /** How long the final flush may take when the layer closes, before the rest is spilled. Default 5,000. */
@@ -60,10 +67,43 @@ export const defaults = {
   memoryRows: 200_000,
   retryBaseMs: 200,
   retryMaxMs: 10_000,
+  spillAfterMs: 3_000,
   insertTimeoutMs: 30_000,
   shutdownMs: 5_000,
   table: "check_results"
 } as const
+
+/** A table's batching writer: `ResultWriter` (check_results), `TransitionWriter` (status_transitions). */
+export interface BatchWriter<Row> {
+  /**
+   * Accepts rows for writing. Cheap while under the memory bound; past it,
+   * waits for a disk spill. Fails only when that spill fails, and then
+   * accepts none of `rows`.
+   */
+  write(rows: ReadonlyArray<Row>): Effect.Effect<void, Spill.ResultWriterError>
+  /**
+   * Waits until every row accepted before the call is in ClickHouse (after
+   * the layer started closing: in ClickHouse or spilled). While ClickHouse
+   * is down this waits for it; add a timeout where that matters.
+   */
+  readonly flush: Effect.Effect<void>
+  readonly stats: Effect.Effect<WriterStats>
+}
+
+/** What a table's writer needs besides the options: the table, how to read its spill files back, its name in logs. */
+export interface WriterTable<Row> {
+  readonly table: string
+  /** Throws on a row that does not decode (the spill file is then set aside). */
+  readonly decodeRows: (input: ReadonlyArray<unknown>) => ReadonlyArray<Row>
+  /** "check results", "status transitions" */
+  readonly what: string
+}
+
+const checkResults: WriterTable<CheckResultRow> = {
+  table: defaults.table,
+  decodeRows: Schema.decodeUnknownSync(Schema.Array(CheckResultRow)),
+  what: "check results"
+}
 
 /**
  * Writes check results to ClickHouse in batches, off the pollers' path.
@@ -86,42 +126,38 @@ export const defaults = {
  * runner against ClickHouse and PostgreSQL servers has no other use for
  * DATA_DIR and its lock.
  *
- * Guarantees: at least once, not exactly once. Rows are lost only when the
- * process dies without closing the layer (what is in memory: at most
- * `memoryRows`, about `flushMs` worth in steady state) or when neither
- * ClickHouse nor the disk takes them at shutdown (logged with the count). A
- * row is written twice when the process dies between an insert and the
- * deletion of its spill file, or when an insert timed out (or was abandoned
- * at shutdown) but had landed. A spill file that cannot be decoded is
- * renamed `<name>.rejected` and left for a person.
+ * Once inserts have been failing (or one has hung) for `spillAfterMs`, the
+ * rows in memory go to disk every `flushMs` (and the batch being retried at
+ * its next failure) until an insert succeeds.
+ *
+ * Guarantees: each row stored once, or lost in the cases below. Every batch
+ * carries an `insert_deduplication_token` (the spill directory's id and the
+ * batch's file name), the same on every retry and after a spill and replay,
+ * so ClickHouse drops a batch it already has among the table's last 1,000
+ * inserts (migrations/clickhouse/0003): an insert that timed out but landed, or a spill file replayed after the
+ * process died between its insert and its deletion. Rows are lost only when
+ * the process dies without closing the layer (what is in memory: about
+ * `flushMs` worth while ClickHouse answers, at most `spillAfterMs` +
+ * 2 × `flushMs` worth while it fails) or when neither ClickHouse nor the disk
+ * takes them at shutdown (logged with the count). A spill file that cannot
+ * be decoded is renamed `<name>.rejected` and left for a person.
  */
-export class ResultWriter extends Context.Service<ResultWriter, {
-  /**
-   * Accepts rows for writing. Cheap while under the memory bound; past it,
-   * waits for a disk spill. Fails only when that spill fails, and then
-   * accepts none of `rows`.
-   */
-  write(rows: ReadonlyArray<CheckResultRow>): Effect.Effect<void, Spill.ResultWriterError>
-  /**
-   * Waits until every row accepted before the call is in ClickHouse (after
-   * the layer started closing: in ClickHouse or spilled). While ClickHouse
-   * is down this waits for it; add a timeout where that matters.
-   */
-  readonly flush: Effect.Effect<void>
-  readonly stats: Effect.Effect<WriterStats>
-}>()("statusgrid/poller/ResultWriter") {
-  static readonly make = (options: ResultWriterOptions) => make(options)
+export class ResultWriter extends Context.Service<ResultWriter, BatchWriter<CheckResultRow>>()(
+  "statusgrid/poller/ResultWriter"
+) {
+  static readonly make = (options: ResultWriterOptions) =>
+    makeWriter(options, { ...checkResults, table: options.table ?? defaults.table })
 
   /**
    * From the environment: `RESULTS_BATCH_ROWS`, `RESULTS_FLUSH_MS`, `RESULTS_MEMORY_ROWS`,
-   * `RESULTS_INSERT_TIMEOUT_MS`, `RESULTS_SHUTDOWN_MS`, and `RESULTS_SPILL_DIR` (default
-   * `<DATA_DIR>/spill`, `DATA_DIR` defaulting to `./data`).
+   * `RESULTS_INSERT_TIMEOUT_MS`, `RESULTS_SHUTDOWN_MS`, `RESULTS_SPILL_AFTER_MS`, and
+   * `RESULTS_SPILL_DIR` (default `<DATA_DIR>/spill`, `DATA_DIR` defaulting to `./data`).
    */
   static readonly layer = Layer.effect(
     ResultWriter,
     Effect.gen(function*() {
       const options = yield* optionsFromConfig
-      return yield* make(options)
+      return yield* ResultWriter.make(options)
     })
   )
 }
@@ -129,7 +165,8 @@ export class ResultWriter extends Context.Service<ResultWriter, {
 const positiveInt = (name: string, fallback: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
 
-const optionsFromConfig = Effect.gen(function*() {
+/** The writers' settings from the environment (`ResultWriter.layer`); other tables' writers reuse them. */
+export const optionsFromConfig = Effect.gen(function*() {
   const spillDir = yield* Config.option(Config.String("RESULTS_SPILL_DIR"))
   const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault("./data"))
   return {
@@ -138,14 +175,15 @@ const optionsFromConfig = Effect.gen(function*() {
     flushMs: yield* positiveInt("RESULTS_FLUSH_MS", defaults.flushMs),
     memoryRows: yield* positiveInt("RESULTS_MEMORY_ROWS", defaults.memoryRows),
     insertTimeoutMs: yield* positiveInt("RESULTS_INSERT_TIMEOUT_MS", defaults.insertTimeoutMs),
-    shutdownMs: yield* positiveInt("RESULTS_SHUTDOWN_MS", defaults.shutdownMs)
+    shutdownMs: yield* positiveInt("RESULTS_SHUTDOWN_MS", defaults.shutdownMs),
+    spillAfterMs: yield* positiveInt("RESULTS_SPILL_AFTER_MS", defaults.spillAfterMs)
   } satisfies ResultWriterOptions
 })
 
-interface Batch {
+interface Batch<Row> {
   /** Acceptance order, shared by memory batches and spill files; `flush` waits on it. */
   readonly seq: number
-  readonly rows: ReadonlyArray<CheckResultRow>
+  readonly rows: ReadonlyArray<Row>
 }
 
 interface Spilled {
@@ -153,8 +191,8 @@ interface Spilled {
   readonly file: Spill.SpillFile
 }
 
-type Job =
-  | { readonly _tag: "Memory"; readonly batch: Batch }
+type Job<Row> =
+  | { readonly _tag: "Memory"; readonly batch: Batch<Row> }
   | { readonly _tag: "File"; readonly entry: Spilled }
   | { readonly _tag: "Wait"; readonly ms: number | undefined }
 
@@ -173,9 +211,11 @@ const waitFor = (signal: Queue.Queue<void>, ms: number | undefined) =>
     ? Queue.take(signal)
     : Queue.take(signal).pipe(Effect.timeoutOption(Duration.millis(Math.max(1, ms))), Effect.asVoid)
 
-const make = Effect.fnUntraced(function*(
-  options: ResultWriterOptions
-): Effect.fn.Return<ResultWriter["Service"], Spill.ResultWriterError, ClickHouse | Scope.Scope> {
+/** A batching, spilling writer of one ClickHouse table (`ResultWriter` for check results). */
+export const makeWriter = Effect.fnUntraced(function*<Row>(
+  options: ResultWriterOptions,
+  target: WriterTable<Row>
+): Effect.fn.Return<BatchWriter<Row>, Spill.ResultWriterError, ClickHouse | Scope.Scope> {
   const ch = yield* ClickHouse
   const clock = yield* Clock.Clock
   const batchRows = Math.max(1, Math.floor(options.batchRows ?? defaults.batchRows))
@@ -185,21 +225,22 @@ const make = Effect.fnUntraced(function*(
   const retryMaxMs = Math.max(retryBaseMs, options.retryMaxMs ?? defaults.retryMaxMs)
   const insertTimeout = Duration.millis(Math.max(1, options.insertTimeoutMs ?? defaults.insertTimeoutMs))
   const shutdownMs = Math.max(0, options.shutdownMs ?? defaults.shutdownMs)
-  const table = options.table ?? defaults.table
+  const spillAfterMs = Math.max(1, options.spillAfterMs ?? defaults.spillAfterMs)
+  const { table, what } = target
   const dir = Path.resolve(options.spillDir)
 
-  const existing = yield* Spill.open(dir)
+  const { id: dirId, files: existing } = yield* Spill.open(dir)
   const runStart = clock.currentTimeMillisUnsafe()
 
   // State. Fibers interleave only at effect boundaries, so each synchronous block below is atomic.
   let seq = 0
-  let open: Array<CheckResultRow> = []
+  let open: Array<Row> = []
   let openSince = 0
-  const sealed: Array<Batch> = []
+  const sealed: Array<Batch<Row>> = []
   /** The memory batch the flusher is inserting. */
-  let inflight: Batch | undefined
+  let inflight: Batch<Row> | undefined
   /** Memory batches a writer is spilling right now (still counted in `buffered`). */
-  const spilling = new Set<Batch>()
+  const spilling = new Set<Batch<Row>>()
   let buffered = 0
   /** Spill files not yet in ClickHouse, oldest first (by name). */
   const spilled: Array<Spilled> = existing.map((file) => ({ seq: seq++, file }))
@@ -211,6 +252,8 @@ const make = Effect.fnUntraced(function*(
   let lastError: string | null = null
   let lastErrorAt: string | null = null
   let failing = false
+  /** Since when the inserts have been failing or hanging: set as an attempt starts, cleared by a success. */
+  let troubleSince: number | undefined
   let closing = false
 
   /** Something to insert (a batch sealed, or a first row that starts the flush timer). Sticky, so never missed. */
@@ -234,7 +277,7 @@ const make = Effect.fnUntraced(function*(
     open = []
   }
 
-  const append = (rows: ReadonlyArray<CheckResultRow>) => {
+  const append = (rows: ReadonlyArray<Row>) => {
     let signal = open.length === 0
     for (const row of rows) {
       if (open.length === 0) openSince = clock.currentTimeMillisUnsafe()
@@ -263,10 +306,15 @@ const make = Effect.fnUntraced(function*(
     spilledRows -= entry.file.rows
   }
 
-  const spillName = (batch: Batch) => Spill.fileName(runStart, batch.seq, batch.rows.length)
+  const spillName = (batch: Batch<Row>) => Spill.fileName(runStart, batch.seq, batch.rows.length)
+  /** A memory batch's token is that of the file it would be spilled to, so a spill keeps it. */
+  const batchToken = (batch: Batch<Row>) => Spill.tokenOf(dirId, spillName(batch))
+
+  /** Inserts have been failing or hanging for `spillAfterMs`: memory goes to disk until one succeeds. */
+  const spillMode = (now: number) => !closing && troubleSince !== undefined && now - troubleSince >= spillAfterMs
 
   /** Moves a memory batch to disk; on failure it goes back to the head of the queue. */
-  const spillBatch = (batch: Batch) =>
+  const spillBatch = (batch: Batch<Row>) =>
     Effect.suspend(() => {
       spilling.add(batch)
       return Spill.write(dir, spillName(batch), batch.rows)
@@ -286,10 +334,10 @@ const make = Effect.fnUntraced(function*(
     )
 
   /** Writes rows straight to disk, all or nothing: files are listed only once every one is written. */
-  const spillDirect = Effect.fnUntraced(function*(rows: ReadonlyArray<CheckResultRow>) {
+  const spillDirect = Effect.fnUntraced(function*(rows: ReadonlyArray<Row>) {
     const written: Array<Spilled> = []
     for (let i = 0; i < rows.length; i += batchRows) {
-      const batch: Batch = { seq: seq++, rows: rows.slice(i, i + batchRows) }
+      const batch: Batch<Row> = { seq: seq++, rows: rows.slice(i, i + batchRows) }
       const result = yield* Effect.result(Spill.write(dir, spillName(batch), batch.rows))
       if (result._tag === "Failure") {
         for (const entry of written) yield* Effect.ignore(Spill.remove(dir, entry.file.name))
@@ -301,7 +349,7 @@ const make = Effect.fnUntraced(function*(
   })
 
   /** The slow path of `write`, under the spill lock: make room by spilling the oldest batches, then append. */
-  const spillThenAppend = Effect.fnUntraced(function*(rows: ReadonlyArray<CheckResultRow>) {
+  const spillThenAppend = Effect.fnUntraced(function*(rows: ReadonlyArray<Row>) {
     if (!closing) {
       let spilledNow = 0
       while (buffered + rows.length > memoryRows) {
@@ -314,7 +362,7 @@ const make = Effect.fnUntraced(function*(
       if (spilledNow > 0) {
         // Warn when spilling starts; each further spill is only worth a debug line.
         const log = spilledRows === spilledNow ? Effect.logWarning : Effect.logDebug
-        yield* log("memory bound reached; check results spilled to disk").pipe(
+        yield* log(`memory bound reached; ${what} spilled to disk`).pipe(
           Effect.annotateLogs({ rows: spilledNow, spilled_rows: spilledRows, buffered_rows: buffered, dir })
         )
       }
@@ -324,7 +372,7 @@ const make = Effect.fnUntraced(function*(
     yield* spillDirect(rows)
   })
 
-  const write = (rows: ReadonlyArray<CheckResultRow>): Effect.Effect<void, Spill.ResultWriterError> =>
+  const write = (rows: ReadonlyArray<Row>): Effect.Effect<void, Spill.ResultWriterError> =>
     rows.length === 0
       ? Effect.void
       : Effect.suspend(() => {
@@ -348,13 +396,20 @@ const make = Effect.fnUntraced(function*(
       )
     })
 
-  /** One insert; `true` when it succeeded. Any failure (ClickHouseError, timeout, defect) counts. */
-  const attempt = (rows: ReadonlyArray<CheckResultRow>): Effect.Effect<boolean> =>
-    ch.insert(table, rows).pipe(
+  /**
+   * One insert; `true` when it succeeded. Any failure (ClickHouseError, timeout, defect) counts.
+   * `token` makes a repeated attempt harmless: an attempt that timed out may have landed.
+   */
+  const attempt = (rows: ReadonlyArray<Row>, token: string): Effect.Effect<boolean> =>
+    Effect.suspend(() => {
+      troubleSince ??= clock.currentTimeMillisUnsafe()
+      return ch.insert(table, rows as ReadonlyArray<Record<string, unknown>>, { token })
+    }).pipe(
       Effect.timeout(insertTimeout),
       Effect.exit,
       Effect.flatMap((exit) => {
         if (Exit.isSuccess(exit)) {
+          troubleSince = undefined
           writtenRows += rows.length
           writtenBatches++
           if (!failing) return Effect.succeed(true)
@@ -369,19 +424,27 @@ const make = Effect.fnUntraced(function*(
       })
     )
 
-  /** Inserts until it succeeds (`true`) or the writer starts closing (`false`). */
-  const insertWithRetry = Effect.fnUntraced(function*(rows: ReadonlyArray<CheckResultRow>) {
+  /**
+   * Inserts until it succeeds ("written"), the writer starts closing ("closing"), or, for a memory
+   * batch (`spillable`), until the writer is in spill mode ("spill": the caller moves it to disk).
+   */
+  const insertWithRetry = Effect.fnUntraced(function*(rows: ReadonlyArray<Row>, token: string, spillable: boolean) {
     let delay = retryBaseMs
     while (true) {
-      if (yield* attempt(rows)) return true
-      if (closing) return false
-      yield* waitFor(urgent, delay)
-      if (closing) return false
+      if (yield* attempt(rows, token)) return "written" as const
+      if (closing) return "closing" as const
+      const now = clock.currentTimeMillisUnsafe()
+      if (spillable && spillMode(now)) return "spill" as const
+      // Wake up when spill mode starts, not a whole backoff later.
+      const untilSpill = spillable && troubleSince !== undefined ? troubleSince + spillAfterMs - now : delay
+      yield* waitFor(urgent, Math.min(delay, Math.max(1, untilSpill)))
+      if (closing) return "closing" as const
+      if (spillable && spillMode(clock.currentTimeMillisUnsafe())) return "spill" as const
       delay = Math.min(delay * 2, retryMaxMs)
     }
   })
 
-  const nextJob = (now: number): Job => {
+  const nextJob = (now: number): Job<Row> => {
     if (inflight !== undefined) return { _tag: "Memory", batch: inflight }
     const file = spilled[0]
     if (file !== undefined) return { _tag: "File", entry: file }
@@ -394,16 +457,54 @@ const make = Effect.fnUntraced(function*(
     return { _tag: "Wait", ms: open.length > 0 ? openSince + flushMs - now : undefined }
   }
 
-  const runMemory = Effect.fnUntraced(function*(batch: Batch) {
-    if (!(yield* insertWithRetry(batch.rows))) return
+  const runMemory = Effect.fnUntraced(function*(batch: Batch<Row>) {
+    const outcome = yield* insertWithRetry(batch.rows, batchToken(batch), true)
+    if (outcome === "closing") return
+    if (outcome === "spill") {
+      // To disk under the same name (and so the same token), and retried from there.
+      yield* spillLock.withPermit(Effect.uninterruptible(Effect.suspend(() => {
+        inflight = undefined
+        return spillBatch(batch)
+      }))).pipe(
+        // Not written: the batch is back at the head of memory, tried again next.
+        Effect.tapError((error) => Effect.logError(`could not spill ${what}`, error)),
+        Effect.ignore
+      )
+      return
+    }
     inflight = undefined
     buffered -= batch.rows.length
     notifyProgress()
   })
 
+  /** In spill mode, every `flushMs`: the rows in memory go to disk (bounding what a SIGKILL loses). */
+  const spillMemory = spillLock.withPermit(Effect.uninterruptible(Effect.gen(function*() {
+    if (!spillMode(clock.currentTimeMillisUnsafe())) return
+    sealOpen()
+    let rows = 0
+    while (sealed.length > 0) {
+      const batch = sealed.shift()!
+      yield* spillBatch(batch)
+      rows += batch.rows.length
+    }
+    if (rows > 0) {
+      yield* Effect.logDebug(`ClickHouse failing; ${what} spilled to disk`).pipe(
+        Effect.annotateLogs({ rows, spilled_rows: spilledRows, dir })
+      )
+    }
+  })))
+
+  const spiller = spillMemory.pipe(
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError(`could not spill ${what}`, cause)
+    ),
+    Effect.andThen(Effect.sleep(Duration.millis(flushMs))),
+    Effect.forever
+  )
+
   const runFile = Effect.fnUntraced(function*(entry: Spilled) {
     const path = Path.join(dir, entry.file.name)
-    const read = yield* Effect.result(Spill.read(dir, entry.file.name))
+    const read = yield* Effect.result(Spill.read(dir, entry.file.name, target.decodeRows))
     if (read._tag === "Failure") {
       // Retrying cannot fix a corrupt file; set it aside for a person and carry on with the others.
       yield* Effect.logError("unreadable spill file set aside as .rejected").pipe(
@@ -415,7 +516,7 @@ const make = Effect.fnUntraced(function*(
       notifyProgress()
       return
     }
-    if (!(yield* insertWithRetry(read.success))) return
+    if ((yield* insertWithRetry(read.success, Spill.tokenOf(dirId, entry.file.name), false)) !== "written") return
     const removed = yield* Effect.result(Spill.remove(dir, entry.file.name))
     if (removed._tag === "Failure") {
       yield* Effect.logError("written spill file could not be deleted; its rows will be written again on restart")
@@ -452,13 +553,13 @@ const make = Effect.fnUntraced(function*(
   const finalFlush = Effect.gen(function*() {
     sealOpen()
     if (inflight !== undefined) {
-      if (!(yield* attempt(inflight.rows))) return
+      if (!(yield* attempt(inflight.rows, batchToken(inflight)))) return
       buffered -= inflight.rows.length
       inflight = undefined
     }
     while (sealed.length > 0) {
       const batch = sealed[0]!
-      if (!(yield* attempt(batch.rows))) return
+      if (!(yield* attempt(batch.rows, batchToken(batch)))) return
       sealed.shift()
       buffered -= batch.rows.length
     }
@@ -477,11 +578,11 @@ const make = Effect.fnUntraced(function*(
       else lost += batch.rows.length
     }
     if (lost > 0) {
-      yield* Effect.logError("could neither write nor spill check results at shutdown; they are lost").pipe(
+      yield* Effect.logError(`could neither write nor spill ${what} at shutdown; they are lost`).pipe(
         Effect.annotateLogs({ rows: lost, dir })
       )
     } else if (rest.length > 0) {
-      yield* Effect.logInfo("check results spilled at shutdown; they are written on the next start").pipe(
+      yield* Effect.logInfo(`${what} spilled at shutdown; they are written on the next start`).pipe(
         Effect.annotateLogs({ rows: rest.reduce((n, b) => n + b.rows.length, 0), dir })
       )
     }
@@ -505,6 +606,7 @@ const make = Effect.fnUntraced(function*(
     })
 
   const fiber = yield* Effect.forkScoped(flusher)
+  yield* Effect.forkScoped(spiller)
   yield* Effect.addFinalizer(() => shutdown(fiber))
 
   const pendingUpTo = (target: number) =>
@@ -541,10 +643,10 @@ const make = Effect.fnUntraced(function*(
   }))
 
   if (existing.length > 0) {
-    yield* Effect.logInfo("replaying spilled check results").pipe(
+    yield* Effect.logInfo(`replaying spilled ${what}`).pipe(
       Effect.annotateLogs({ files: existing.length, rows: spilledRows, dir })
     )
   }
 
-  return ResultWriter.of({ write, flush, stats })
+  return { write, flush, stats } satisfies BatchWriter<Row>
 })

@@ -15,6 +15,8 @@ import { PollerStats } from "./PollerStats.ts"
 import { Publisher } from "./Publisher.ts"
 import { ResultWriter } from "./ResultWriter.ts"
 import { type CheckMark, type PolledSource, type SnapshotChange, SourceStore } from "./SourceStore.ts"
+import { monitorTransitions, sourceTransitions } from "./Transitions.ts"
+import { TransitionWriter } from "./TransitionWriter.ts"
 import { Upstream } from "./Upstream.ts"
 
 export interface ShardOptions {
@@ -73,6 +75,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
   const upstream = yield* Upstream
   const fetcher = yield* Fetcher
   const writer = yield* ResultWriter
+  const transitions = yield* TransitionWriter
   const publisher = yield* Publisher
   const stats = yield* PollerStats
   const monitorStore = yield* MonitorStore
@@ -233,6 +236,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       }
       const previous = entry.last
       const events = eventsBetween(entry.source, previous, snapshot, at)
+      yield* transitions.write(sourceTransitions(events))
       entry.last = snapshot
       entry.lastFingerprint = print
       stats.changed()
@@ -254,6 +258,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         ssl_expiry_days: monitor.settings.ssl_expiry_days
       }, new Date(outcome.checked_at))
       entry.state = next
+      yield* transitions.write(monitorTransitions(monitor.id, previous.state, next.state, events, outcome.checked_at))
       yield* writer.write([{
         checked_at: outcome.checked_at,
         subject_kind: "monitor",

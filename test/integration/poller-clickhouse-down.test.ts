@@ -22,9 +22,9 @@ const flakyClickHouse = Layer.effect(ClickHouse, Effect.gen(function*() {
   const down = yield* Down
   return ClickHouse.of({
     ...real,
-    insert: (table, rows) =>
+    insert: (table, rows, options) =>
       Effect.flatMap(Ref.get(down), (isDown) =>
-        isDown ? Effect.fail(new ClickHouseError({ operation: `insert ${table}`, cause: new Error("ClickHouse is down") })) : real.insert(table, rows))
+        isDown ? Effect.fail(new ClickHouseError({ operation: `insert ${table}`, cause: new Error("ClickHouse is down") })) : real.insert(table, rows, options))
   })
 })).pipe(Layer.provide(realClickHouse))
 

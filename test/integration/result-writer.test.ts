@@ -24,11 +24,11 @@ const flakyClickHouse = Effect.gen(function*() {
   const inserts: Array<number> = []
   const service = ClickHouse.of({
     ...real,
-    insert: (table, rows) =>
+    insert: (table, rows, options) =>
       Effect.flatMap(Ref.get(down), (isDown) =>
         isDown
           ? Effect.fail(new ClickHouseError({ operation: `insert ${table}`, cause: new Error("connect ECONNREFUSED") }))
-          : real.insert(table, rows).pipe(Effect.tap(() => Effect.sync(() => inserts.push(rows.length)))))
+          : real.insert(table, rows, options).pipe(Effect.tap(() => Effect.sync(() => inserts.push(rows.length)))))
   })
   return { service, down, inserts }
 })
@@ -192,6 +192,28 @@ describe("ResultWriter", () => {
         )
       }))
 
+    it.effect("ClickHouse failing longer than spillAfterMs: memory goes to disk every flush, and is written once on recovery", () =>
+      Effect.gen(function*() {
+        const ch = yield* flakyClickHouse
+        const spillDir = yield* tempDir("spill")
+        yield* Ref.set(ch.down, true)
+        // Far below the memory bound: only the failing time sends rows to disk.
+        const { writer } = yield* startWriter(ch.service, { ...outage, spillDir, memoryRows: 100_000, spillAfterMs: 400 })
+        yield* writeInChunks(writer, rowsFor("spillafter", 0, 200), 20)
+        yield* eventually(writer.stats, (s) => s.failed_attempts >= 1)
+        const spilledAll = yield* eventually(writer.stats, (s) => s.buffered_rows === 0, 5_000)
+        assert.strictEqual(spilledAll.spilled_rows, 200)
+        assert.strictEqual(linesOnDisk(spillDir), 200)
+        // Later rows follow within a flush interval or so.
+        yield* writer.write(rowsFor("spillafter", 200, 10))
+        yield* eventually(writer.stats, (s) => s.buffered_rows === 0 && s.spilled_rows === 210, 2_000)
+
+        yield* Ref.set(ch.down, false)
+        yield* writer.flush
+        assert.deepStrictEqual(yield* stored("spillafter"), { n: 210, distinct: 210 })
+        assert.deepStrictEqual(spillFiles(spillDir), [])
+      }))
+
     it.effect("closing the writer writes what is buffered", () =>
       Effect.gen(function*() {
         const ch = yield* flakyClickHouse
@@ -340,7 +362,7 @@ describe("ResultWriter", () => {
         const stats: WriterStats = yield* writer.stats
         assert.deepStrictEqual([stats.rejected_files, stats.spilled_files, stats.written_rows], [1, 0, 2])
         assert.deepStrictEqual(
-          Fs.readdirSync(spillDir).filter((n) => n !== "writer.lock").toSorted(),
+          Fs.readdirSync(spillDir).filter((n) => n !== "writer.lock" && n !== "writer.id").toSorted(),
           ["000001700000000-0000000001-3.ndjson.rejected"]
         )
       }))

@@ -1,8 +1,8 @@
 import { Effect, Schema } from "effect"
 import type { Scope } from "effect"
+import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { CheckResultRow } from "../../domain/CheckResult.ts"
 
 /** The spill directory cannot be created or is owned by another live process. */
 export class SpillDirUnavailable extends Schema.TaggedError<SpillDirUnavailable>()("SpillDirUnavailable", {
@@ -43,11 +43,36 @@ export interface SpillFile {
 
 const filePattern = /^\d{15}-\d{10}-(\d+)\.ndjson$/
 const lockName = "writer.lock"
+const idName = "writer.id"
+const idPattern = /^[0-9a-f]{16}$/
 /** Spill directories open in this process (a lock file naming our own pid may be stale: containers reuse pids). */
 const openHere = new Set<string>()
 
 export const fileName = (runStartMs: number, seq: number, rows: number): string =>
   `${String(runStartMs).padStart(15, "0")}-${String(seq).padStart(10, "0")}-${rows}.ndjson`
+
+/**
+ * The `insert_deduplication_token` of a batch: the directory's id and the
+ * batch's file name (the name it has in memory and keeps once spilled), so
+ * a batch keeps its token through retries, a spill and a replay after a
+ * restart, and no two directories share one.
+ */
+export const tokenOf = (dirId: string, name: string): string => `${dirId}-${name.replace(/\.ndjson$/, "")}`
+
+/** The directory's id (`writer.id`), created on first use. */
+const readOrCreateId = (dir: string): string => {
+  const path = Path.join(dir, idName)
+  try {
+    const id = Fs.readFileSync(path, "utf8").trim()
+    if (idPattern.test(id)) return id
+  } catch (error) {
+    if (errnoCode(error) !== "ENOENT") throw error
+  }
+  const id = randomBytes(8).toString("hex")
+  Fs.writeFileSync(`${path}.tmp`, id, { mode: 0o600 })
+  Fs.renameSync(`${path}.tmp`, path)
+  return id
+}
 
 const errnoCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code
 
@@ -94,13 +119,20 @@ const unavailable = (dir: string) => (cause: unknown) =>
     })
   })
 
+export interface OpenedDir {
+  /** Random, kept in `writer.id`: the prefix of this directory's insert tokens. */
+  readonly id: string
+  /** Spill files left by earlier runs, oldest first. */
+  readonly files: ReadonlyArray<SpillFile>
+}
+
 /**
  * Creates and locks `dir` for the scope's lifetime, removes temporary files
  * of a write that a crash interrupted (their batch was still in memory, so
  * it was lost with the process), and lists the spill files left by earlier
  * runs, oldest first.
  */
-export const open = (dir: string): Effect.Effect<ReadonlyArray<SpillFile>, ResultWriterError, Scope.Scope> =>
+export const open = (dir: string): Effect.Effect<OpenedDir, ResultWriterError, Scope.Scope> =>
   Effect.gen(function*() {
     yield* Effect.try({
       try: () => Fs.mkdirSync(dir, { recursive: true, mode: 0o700 }),
@@ -139,7 +171,7 @@ export const open = (dir: string): Effect.Effect<ReadonlyArray<SpillFile>, Resul
           const match = filePattern.exec(name)
           if (match) files.push({ name, rows: Number(match[1]) })
         }
-        return files
+        return { id: readOrCreateId(dir), files }
       },
       catch: unavailable(dir)
     })
@@ -152,7 +184,7 @@ export const open = (dir: string): Effect.Effect<ReadonlyArray<SpillFile>, Resul
 export const write = (
   dir: string,
   name: string,
-  rows: ReadonlyArray<CheckResultRow>
+  rows: ReadonlyArray<unknown>
 ): Effect.Effect<SpillFile, ResultWriterError> =>
   Effect.tryPromise({
     try: async () => {
@@ -196,10 +228,12 @@ const syncDir = async (dir: string) => {
   }
 }
 
-const decodeRows = Schema.decodeUnknownSync(Schema.Array(CheckResultRow))
-
-/** The rows of a spill file, decoded and checked line by line. */
-export const read = (dir: string, name: string): Effect.Effect<ReadonlyArray<CheckResultRow>, ResultWriterError> =>
+/** The rows of a spill file, decoded and checked by `decodeRows` (which throws on a bad row). */
+export const read = <Row>(
+  dir: string,
+  name: string,
+  decodeRows: (input: ReadonlyArray<unknown>) => ReadonlyArray<Row>
+): Effect.Effect<ReadonlyArray<Row>, ResultWriterError> =>
   Effect.tryPromise({
     try: async () => {
       const text = await Fs.promises.readFile(Path.join(dir, name), "utf8")

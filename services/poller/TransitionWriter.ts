@@ -1,0 +1,27 @@
+import { Context, Effect, Layer, Schema } from "effect"
+import * as Path from "node:path"
+import { StatusTransitionRow } from "../domain/StatusTransition.ts"
+import { type BatchWriter, makeWriter, optionsFromConfig } from "./ResultWriter.ts"
+
+/**
+ * Writes `status_transitions` rows (one per status change of a source,
+ * component or monitor) the way `ResultWriter` writes check results: in
+ * batches off the pollers' path, spilled to disk while ClickHouse fails,
+ * replayed on start, each batch with its deduplication token. Same
+ * `RESULTS_*` settings; its spill files live in `<RESULTS_SPILL_DIR>/transitions`.
+ */
+export class TransitionWriter extends Context.Service<TransitionWriter, BatchWriter<StatusTransitionRow>>()(
+  "statusgrid/poller/TransitionWriter"
+) {
+  static readonly layer = Layer.effect(
+    TransitionWriter,
+    Effect.gen(function*() {
+      const options = yield* optionsFromConfig
+      return yield* makeWriter({ ...options, spillDir: Path.join(options.spillDir, "transitions") }, {
+        table: "status_transitions",
+        decodeRows: Schema.decodeUnknownSync(Schema.Array(StatusTransitionRow)),
+        what: "status transitions"
+      })
+    })
+  )
+}
