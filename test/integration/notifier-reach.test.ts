@@ -1,0 +1,199 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { assert, describe, layer } from "@effect/vitest"
+import { Context, Duration, Effect, Layer } from "effect"
+import { HttpRouter } from "effect/http"
+import { SqlClient } from "effect/sql/SqlClient"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
+import type { StatusEvent } from "../../services/domain/Event.ts"
+import * as Consumer from "../../services/notifier/Consumer.ts"
+import * as Deliverer from "../../services/notifier/Deliverer.ts"
+import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
+import { Organizations } from "../../services/orgs/Organizations.ts"
+import { Bus } from "../../services/platform/Bus.ts"
+import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
+import * as Migrations from "../../services/platform/Migrations.ts"
+import * as Postgres from "../../services/platform/Postgres.ts"
+import { RedisKeys } from "../../services/poller/Publisher.ts"
+import { apiBaseLayer, call, newTenant } from "../support/api.ts"
+import { eventually } from "../support/eventually.ts"
+import { freshDatabase, withConfig } from "../support/stores.ts"
+
+/**
+ * Where alerts go and when (issue 12): acknowledgment links that expire,
+ * incidents reaching only the stacks showing what they affect, sources
+ * without components, alerts held by a schedule until its window opens.
+ * Events are written to the stream as the poller writes them; webhook
+ * receivers record what arrives.
+ */
+
+interface Received {
+  readonly path: string
+  readonly body: Record<string, unknown>
+}
+class Hooks extends Context.Service<Hooks, { base: string; received: Array<Received> }>()("test/notifier-reach/Hooks") {}
+
+const hooks = Layer.effect(Hooks, Effect.acquireRelease(
+  Effect.callback<{ base: string; received: Array<Received>; server: Http.Server }>((resume) => {
+    const received: Array<Received> = []
+    const server = Http.createServer((req, res) => {
+      let body = ""
+      req.on("data", (c: Buffer) => (body += c.toString("utf8")))
+      req.on("end", () => {
+        received.push({ path: req.url ?? "", body: JSON.parse(body) as Record<string, unknown> })
+        res.writeHead(200).end()
+      })
+    })
+    server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server })))
+  }),
+  ({ server }) => Effect.callback<void>((resume) => {
+    server.closeAllConnections()
+    server.close(() => resume(Effect.void))
+  })
+))
+
+/** Acknowledgment links live 3 seconds here. */
+const linkTtlS = 3
+
+const TestLayer = Layer.mergeAll(
+  Consumer.layer,
+  Deliverer.serviceLayer,
+  Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBaseLayer).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
+  ),
+  Organizations.layer,
+  ApiKeys.layer
+).pipe(
+  Layer.provideMerge(Layer.effectDiscard(Migrations.migratePostgres())),
+  Layer.provideMerge(Layer.mergeAll(
+    Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
+    MemoryBus.layer
+  )),
+  Layer.provide(withConfig({
+    NOTIFIER_POLL_MS: "50",
+    NOTIFIER_ALLOW_PRIVATE: "true",
+    NOTIFIER_TIMER_MS: "100",
+    ALERT_ACK_LINK_TTL_S: String(linkTtlS),
+    PUBLIC_URL: "https://status.example.com",
+    DATA_DIR: "/tmp/statusgrid-notifier-reach-test"
+  })),
+  Layer.provideMerge(hooks)
+)
+
+const sleep = (ms: number) => Effect.sleep(Duration.millis(ms))
+
+const at = (path: string) => Hooks.use((h) => Effect.succeed(h.received.filter((r) => r.path === path).map((r) => r.body)))
+
+/** Waits until `path` got `count` requests, then a little longer to catch any extra one. */
+const arrivals = (path: string, count: number, settleMs = 700) =>
+  Effect.gen(function*() {
+    yield* eventually(15_000, at(path).pipe(Effect.map((r) => (r.length >= count ? r : undefined))))
+    yield* sleep(settleMs)
+    return yield* at(path)
+  })
+
+const publish = (event: StatusEvent) =>
+  Bus.use((bus) => bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }))
+
+let sequence = 0
+const eventId = () => `reach-${Date.now().toString(36)}-${++sequence}`
+
+/** A tenant with a source of `components` components, webhook channels and rules through the API. */
+const setup = (plan: "pro" | "enterprise", componentNames: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const base = (yield* Hooks).base
+    const tenant = yield* newTenant(plan)
+    const key = tenant.keys.admin
+    const sourceKey = `src-${tenant.slug}`
+    const source = { key: sourceKey, name: `Service ${tenant.slug}` }
+    yield* sql`
+      INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
+      VALUES (${sourceKey}, ${source.name}, 'catalog', 'statuspage_io', 'https://status.invalid', 'standard', 300)`
+    const components = new Map<string, string>()
+    for (const name of componentNames) {
+      const [c] = yield* sql<{ id: string }>`
+        INSERT INTO components (source_id, external_id, name, status)
+        SELECT id, ${name}, ${name}, 'operational' FROM sources WHERE key = ${sourceKey} RETURNING id`
+      components.set(name, c!.id)
+    }
+    const stack = (name: string, items: ReadonlyArray<Record<string, unknown>>) =>
+      Effect.gen(function*() {
+        const created = yield* call("POST", "/stacks", { key, body: { name } })
+        assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+        for (const item of items) {
+          const added = yield* call("POST", `/stacks/${created.body.id}/items`, { key, body: item })
+          assert.strictEqual(added.status, 201, JSON.stringify(added.body))
+        }
+        return created.body as { id: string; slug: string }
+      })
+    const channel = (path: string) =>
+      call("POST", "/channels", { key, body: { type: "webhook", name: path, settings: { url: `${base}${path}` } } }).pipe(
+        Effect.map((r) => {
+          assert.strictEqual(r.status, 201, JSON.stringify(r.body))
+          return r.body.id as string
+        })
+      )
+    const rule = (body: Record<string, unknown>) =>
+      call("POST", "/rules", { key, body: { name: "rule", ...body } }).pipe(Effect.map((r) => {
+        assert.strictEqual(r.status, 201, JSON.stringify(r.body))
+        return r.body.id as string
+      }))
+    return { tenant, key, source, components, stack, channel, rule }
+  })
+
+describe("notifier reach", () => {
+  layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("who is alerted, and when", (it) => {
+    it.effect("acknowledgment links: GET shows, POST acknowledges, an expired link is refused", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient
+        const t = yield* setup("enterprise", ["api"])
+        yield* t.stack("Main", [{ kind: "component", component_id: t.components.get("api") }])
+        const first = yield* t.channel("/ack/first")
+        const later = yield* t.channel("/ack/later")
+        yield* t.rule({ triggers: ["component.critical"], channel_ids: [first], escalation: [{ delay_s: 60, channel_ids: [later] }] })
+        const flip = (): StatusEvent => ({
+          id: eventId(), type: "component.status_changed", timestamp: new Date().toISOString(), source: t.source,
+          component: { id: "api", name: "api", previous_status: "operational", current_status: "critical" }
+        })
+        const linkOf = (alertId: string) =>
+          Effect.gen(function*() {
+            const [row] = yield* sql<{ message: { text: string } }>`SELECT message FROM alerts WHERE id = ${alertId}::uuid`
+            return /Acknowledge: (\S+)/.exec(row!.message.text)![1]!.replace("https://status.example.com/api/v1", "")
+          })
+        const alertIds = () =>
+          sql<{ id: string; acknowledged_at: Date | null }>`
+            SELECT id, acknowledged_at FROM alerts WHERE organization_id = ${t.tenant.id}::uuid ORDER BY created_at`
+        yield* publish(flip())
+        yield* arrivals("/ack/first", 1, 0)
+        const [alert] = yield* alertIds()
+        const path = yield* linkOf(alert!.id)
+        const shown = yield* call("GET", path)
+        assert.strictEqual(shown.status, 200)
+        assert.include(shown.body, "Acknowledge")
+        assert.isNull((yield* alertIds())[0]!.acknowledged_at, "GET acknowledges nothing")
+        const acked = yield* call("POST", path)
+        assert.strictEqual(acked.status, 200, JSON.stringify(acked.body))
+        assert.strictEqual(acked.body.acknowledged_by, "link")
+        assert.isNotNull((yield* alertIds())[0]!.acknowledged_at)
+
+        // A second alert whose link is left until it expires.
+        yield* sql`DELETE FROM rule_subject_state`
+        yield* publish(flip())
+        yield* arrivals("/ack/first", 2, 0)
+        const [, second] = yield* alertIds()
+        const old = yield* linkOf(second!.id)
+        yield* sleep(linkTtlS * 1000 + 500)
+        for (const method of ["GET", "POST"]) {
+          const refused = yield* call(method, old)
+          assert.strictEqual(refused.status, 410, `${method}: ${JSON.stringify(refused.body)}`)
+          assert.strictEqual(refused.body.code, "link_expired")
+          assert.strictEqual(refused.body.field, "token")
+          assert.include(refused.body.message, "expired")
+        }
+        assert.isNull((yield* alertIds())[1]!.acknowledged_at)
+        assert.strictEqual((yield* call("POST", `${old.slice(0, -4)}AAAA`)).status, 404, "a forged token is still 404")
+      }))
+  })
+})
