@@ -44,6 +44,8 @@ interface Input {
   readonly monitor_id: string | null
   readonly trigger: string
   readonly ts: string
+  /** An incident's affected components (external ids); null when it names none. */
+  readonly components: ReadonlyArray<string> | null
 }
 
 const inputOf = (candidate: Candidate, idx: number): Input => ({
@@ -54,7 +56,10 @@ const inputOf = (candidate: Candidate, idx: number): Input => ({
   incident_id: candidate.kind === "incident" ? candidate.event.incident.id : null,
   monitor_id: candidate.kind === "monitor" && uuidPattern.test(candidate.event.monitor.id) ? candidate.event.monitor.id : null,
   trigger: candidate.trigger,
-  ts: candidate.event.timestamp
+  ts: candidate.event.timestamp,
+  components: candidate.kind === "incident" && (candidate.event.incident.components?.length ?? 0) > 0
+    ? candidate.event.incident.components!
+    : null
 })
 
 /** The same subject within one batch, whatever its database id: recoveries later in a batch stop its escalations. */
@@ -63,13 +68,15 @@ const batchKey = (c: Candidate): string =>
   : c.kind === "incident" ? `i|${c.event.source.key}|${c.event.incident.id}`
   : `c|${c.event.source.key}|${c.event.component.id}`
 
-const inputColumns = "idx int, kind text, source_key text, external_id text, incident_id text, monitor_id uuid, trigger text, ts timestamptz"
+const inputColumns =
+  "idx int, kind text, source_key text, external_id text, incident_id text, monitor_id uuid, trigger text, ts timestamptz, components jsonb"
 
 /**
  * The active rules whose trigger and scope match each candidate of a batch,
  * one row per candidate and rule, in one statement. Where a candidate is
  * shown: a component by stacks holding it or its whole source; an incident
- * by stacks holding its source or any of its components; a monitor by its
+ * by stacks holding its whole source or one of the components it affects
+ * (any component of the source when it names none); a monitor by its
  * own organization (no stack) and by stacks holding it. Of several
  * placements a rule takes a stack not under maintenance, then one in a stack
  * rather than none, then the first by name. Each row carries the channels
@@ -101,6 +108,7 @@ const matchingRules = (inputs: ReadonlyArray<Input>) =>
         FROM x JOIN sources s ON s.key = x.source_key JOIN components c ON c.source_id = s.id
         JOIN stack_items i ON i.component_id = c.id JOIN stacks st ON st.id = i.stack_id
         WHERE x.kind = 'incident'
+          AND (x.components IS NULL OR c.external_id IN (SELECT jsonb_array_elements_text(x.components)))
         UNION
         SELECT x.idx, st.organization_id, st.id, st.name, st.slug, NULL::uuid, m.id
         FROM x JOIN monitors m ON m.id = x.monitor_id JOIN stack_items i ON i.monitor_id = m.id JOIN stacks st ON st.id = i.stack_id

@@ -195,5 +195,31 @@ describe("notifier reach", () => {
         assert.isNull((yield* alertIds())[1]!.acknowledged_at)
         assert.strictEqual((yield* call("POST", `${old.slice(0, -4)}AAAA`)).status, 404, "a forged token is still 404")
       }))
+
+    it.effect("incidents reach the stacks showing a component they affect, or the whole source; one naming none reaches every stack", () =>
+      Effect.gen(function*() {
+        const t = yield* setup("pro", ["ec2-us-east-1", "ec2-eu-west-1"])
+        const east = yield* t.stack("US East", [{ kind: "component", component_id: t.components.get("ec2-us-east-1") }])
+        const west = yield* t.stack("EU West", [{ kind: "component", component_id: t.components.get("ec2-eu-west-1") }])
+        const whole = yield* t.stack("All of it", [{ kind: "source", source_key: t.source.key }])
+        const triggers = ["incident.created"]
+        for (const [stack, path] of [[east, "/inc/east"], [west, "/inc/west"], [whole, "/inc/whole"]] as const) {
+          yield* t.rule({ triggers, scope: "specific", stack_ids: [stack.id], channel_ids: [yield* t.channel(path)] })
+        }
+        const incident = (id: string, components: ReadonlyArray<string> | undefined): StatusEvent => ({
+          id: eventId(), type: "incident.created", timestamp: new Date().toISOString(), source: t.source,
+          incident: {
+            id, title: `Incident ${id}`, status: "investigating", impact: "major", created_at: new Date().toISOString(),
+            resolved_at: null, update_count: 1, ...(components === undefined ? {} : { components })
+          }
+        })
+        yield* publish(incident("east-only", ["ec2-us-east-1"]))
+        yield* publish(incident("unnamed", undefined))
+        yield* publish(incident("unnamed-empty", []))
+        const titles = (got: ReadonlyArray<Record<string, unknown>>) => got.map((b) => (b["incident"] as { id: string }).id).toSorted()
+        assert.deepStrictEqual(titles(yield* arrivals("/inc/east", 3)), ["east-only", "unnamed", "unnamed-empty"])
+        assert.deepStrictEqual(titles(yield* arrivals("/inc/whole", 3, 0)), ["east-only", "unnamed", "unnamed-empty"])
+        assert.deepStrictEqual(titles(yield* arrivals("/inc/west", 2, 0)), ["unnamed", "unnamed-empty"], "not the other region's incident")
+      }))
   })
 })
