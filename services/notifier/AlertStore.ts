@@ -201,11 +201,16 @@ export const allowedChannels = (ruleId: string, among?: ReadonlyArray<string>) =
     return rows.map((r) => r.id)
   })
 
-/** The SQL condition (on `c`, the channel, and `p`, its organization's plan) for a channel that may be sent to. */
+/**
+ * The SQL condition (on `c`, the channel, and `p`, its organization's plan)
+ * for a channel that may be sent to: SMS while the month's allowance has
+ * messages left (SMS segments sent, `deliveries.sms_segments`); whether one
+ * delivery fits is decided when it is sent (`Outbox.reserveSms`).
+ */
 export const channelUsable = (sql: SqlClient) =>
   sql`c.enabled AND c.type = ANY (p.channel_types) AND (c.type <> 'sms' OR p.sms_per_month IS NULL OR p.sms_per_month > (
-    SELECT count(*) FROM deliveries d JOIN channels dc ON dc.id = d.channel_id
-    WHERE d.organization_id = c.organization_id AND dc.type = 'sms' AND d.created_at >= date_trunc('month', now())))`
+    SELECT COALESCE(sum(d.sms_segments), 0) FROM deliveries d
+    WHERE d.organization_id = c.organization_id AND d.sms_segments > 0 AND d.created_at >= date_trunc('month', now())))`
 
 interface DueGroup {
   readonly id: string

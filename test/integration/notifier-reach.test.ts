@@ -7,6 +7,7 @@ import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import type { StatusEvent } from "../../services/domain/Event.ts"
+import { smsSegments } from "../../services/notifier/channels/sms.ts"
 import * as Consumer from "../../services/notifier/Consumer.ts"
 import * as Deliverer from "../../services/notifier/Deliverer.ts"
 import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
@@ -41,8 +42,14 @@ const hooks = Layer.effect(Hooks, Effect.acquireRelease(
       let body = ""
       req.on("data", (c: Buffer) => (body += c.toString("utf8")))
       req.on("end", () => {
-        received.push({ path: req.url ?? "", body: JSON.parse(body) as Record<string, unknown> })
-        res.writeHead(200).end()
+        const form = String(req.headers["content-type"]).startsWith("application/x-www-form-urlencoded")
+        received.push({
+          path: req.url ?? "",
+          body: form ? Object.fromEntries(new URLSearchParams(body)) : JSON.parse(body) as Record<string, unknown>
+        })
+        // Twilio's Messages API answers 201 with the message.
+        if (form) res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ sid: `SM${received.length}`, status: "queued" }))
+        else res.writeHead(200).end()
       })
     })
     server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server })))
@@ -70,14 +77,15 @@ const TestLayer = Layer.mergeAll(
     Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
     MemoryBus.layer
   )),
-  Layer.provide(withConfig({
+  Layer.provide(Layer.unwrap(Hooks.use(({ base }) => Effect.succeed(withConfig({
+    TWILIO_API_URL: `${base}/twilio`,
     NOTIFIER_POLL_MS: "50",
     NOTIFIER_ALLOW_PRIVATE: "true",
     NOTIFIER_TIMER_MS: "100",
     ALERT_ACK_LINK_TTL_S: String(linkTtlS),
     PUBLIC_URL: "https://status.example.com",
     DATA_DIR: "/tmp/statusgrid-notifier-reach-test"
-  })),
+  }))))),
   Layer.provideMerge(hooks)
 )
 
@@ -95,6 +103,9 @@ const arrivals = (path: string, count: number, settleMs = 700) =>
 
 const publish = (event: StatusEvent) =>
   Bus.use((bus) => bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }))
+
+/** The incident ids of what arrived, sorted. */
+const incidentIds = (got: ReadonlyArray<Record<string, unknown>>) => got.map((b) => (b["incident"] as { id: string }).id).toSorted()
 
 let sequence = 0
 const eventId = () => `reach-${Date.now().toString(36)}-${++sequence}`
@@ -216,10 +227,50 @@ describe("notifier reach", () => {
         yield* publish(incident("east-only", ["ec2-us-east-1"]))
         yield* publish(incident("unnamed", undefined))
         yield* publish(incident("unnamed-empty", []))
-        const titles = (got: ReadonlyArray<Record<string, unknown>>) => got.map((b) => (b["incident"] as { id: string }).id).toSorted()
-        assert.deepStrictEqual(titles(yield* arrivals("/inc/east", 3)), ["east-only", "unnamed", "unnamed-empty"])
-        assert.deepStrictEqual(titles(yield* arrivals("/inc/whole", 3, 0)), ["east-only", "unnamed", "unnamed-empty"])
-        assert.deepStrictEqual(titles(yield* arrivals("/inc/west", 2, 0)), ["unnamed", "unnamed-empty"], "not the other region's incident")
+        assert.deepStrictEqual(incidentIds(yield* arrivals("/inc/east", 3)), ["east-only", "unnamed", "unnamed-empty"])
+        assert.deepStrictEqual(incidentIds(yield* arrivals("/inc/whole", 3, 0)), ["east-only", "unnamed", "unnamed-empty"])
+        assert.deepStrictEqual(incidentIds(yield* arrivals("/inc/west", 2, 0)), ["unnamed", "unnamed-empty"], "not the other region's incident")
+      }))
+
+    it.effect("SMS allowance: each segment of each delivery to each number counts, checked per delivery", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient
+        const names = Array.from({ length: 12 }, (_, i) => `node-${String(i).padStart(2, "0")}`)
+        const t = yield* setup("pro", names)
+        yield* t.stack("Fleet", [{ kind: "source", source_key: t.source.key }])
+        const numbers = Array.from({ length: 10 }, (_, i) => `+1555010${String(i).padStart(4, "0")}`)
+        const sms = yield* call("POST", "/channels", {
+          key: t.key,
+          body: { type: "sms", name: "On call", settings: { phone_numbers: numbers, account_sid: `AC${"ab".repeat(16)}`, auth_token: "twilio-token-1", from_number: "+15550000001" } }
+        })
+        assert.strictEqual(sms.status, 201, JSON.stringify(sms.body))
+        yield* t.rule({ triggers: ["component.critical"], channel_ids: [sms.body.id] })
+        // Twelve components go critical in one burst: twelve deliveries of ten numbers each, well within one batch.
+        for (const name of names) {
+          yield* publish({
+            id: eventId(), type: "component.status_changed", timestamp: new Date().toISOString(), source: t.source,
+            component: { id: name, name, previous_status: "operational", current_status: "critical" }
+          })
+        }
+        const settled = yield* eventually(30_000, sql<{ status: string; sms_segments: number; last_error: string | null }>`
+          SELECT status, sms_segments, last_error FROM deliveries WHERE organization_id = ${t.tenant.id}::uuid ORDER BY seq`.pipe(
+          Effect.map((rows) => rows.length === names.length && rows.every((r) => r.status === "delivered" || r.status === "failed") ? rows : undefined)
+        ))
+        const sent = yield* at(`/twilio/2010-04-01/Accounts/AC${"ab".repeat(16)}/Messages.json`)
+        const segments = smsSegments(String(sent[0]!["Body"]))
+        for (const m of sent) assert.strictEqual(smsSegments(String(m["Body"])), segments, "every body has the same length")
+        const perDelivery = numbers.length * segments
+        const fits = Math.floor(100 / perDelivery)
+        const delivered = settled.filter((d) => d.status === "delivered")
+        const refused = settled.filter((d) => d.status === "failed")
+        console.log(JSON.stringify({ sms: { segments_per_message: segments, numbers: numbers.length, deliveries: names.length, delivered: delivered.length, refused: refused.length, messages_sent: sent.length } }))
+        assert.strictEqual(delivered.length, fits, `${perDelivery} messages per delivery within 100`)
+        assert.strictEqual(sent.length, fits * numbers.length, "refused deliveries send nothing")
+        assert.deepStrictEqual(delivered.map((d) => d.sms_segments), delivered.map(() => perDelivery))
+        for (const d of refused) assert.include(d.last_error, "SMS allowance")
+        const [used] = yield* sql<{ total: number }>`
+          SELECT COALESCE(sum(sms_segments), 0)::int AS total FROM deliveries WHERE organization_id = ${t.tenant.id}::uuid`
+        assert.isAtMost(used!.total, 100)
       }))
   })
 })
