@@ -272,5 +272,42 @@ describe("notifier reach", () => {
           SELECT COALESCE(sum(sms_segments), 0)::int AS total FROM deliveries WHERE organization_id = ${t.tenant.id}::uuid`
         assert.isAtMost(used!.total, 100)
       }))
+
+    it.effect("schedules pause: an alert outside the window is sent once when it opens if the subject is still down, not at all if it recovered", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient
+        const t = yield* setup("pro", ["stays-down", "recovers"])
+        yield* t.stack("Main", [{ kind: "source", source_key: t.source.key }])
+        const hook = yield* t.channel("/paused")
+        // A window opening at the next whole minute at least 3 s away, for ten minutes (UTC, every day).
+        const opens = Math.ceil((Date.now() + 3_000) / 60_000) * 60_000
+        const hhmm = (minutes: number) => minutes >= 1440 ? "24:00" : `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`
+        const startMinute = new Date(opens).getUTCHours() * 60 + new Date(opens).getUTCMinutes()
+        const schedule = { timezone: "UTC", start: hhmm(startMinute), end: hhmm(Math.min(startMinute + 10, 1440)) }
+        // Critical only: the recovery matches no trigger of the rule, yet it ends the pause of its subject.
+        yield* t.rule({ triggers: ["component.critical"], schedule, cooldown_s: 0, channel_ids: [hook] })
+        const change = (name: string, previous: string, current: string): StatusEvent => ({
+          id: eventId(), type: "component.status_changed", timestamp: new Date().toISOString(), source: t.source,
+          component: { id: name, name, previous_status: previous, current_status: current }
+        })
+        yield* publish(change("stays-down", "operational", "critical"))
+        yield* publish(change("recovers", "operational", "critical"))
+        yield* sleep(300)
+        yield* publish(change("recovers", "critical", "operational"))
+        const [held] = yield* eventually(5_000, sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM held_alerts WHERE organization_id = ${t.tenant.id}::uuid`.pipe(Effect.map((r) => (r[0]!.n === 2 ? r : undefined))))
+        assert.strictEqual(held!.n, 2)
+        yield* sleep(Math.max(0, opens - Date.now() - 800))
+        assert.strictEqual((yield* at("/paused")).length, 0, "nothing before the window opens")
+        const got = yield* arrivals("/paused", 1, 3_000)
+        const arrivedAt = Date.now()
+        assert.isAtLeast(arrivedAt, opens)
+        assert.deepStrictEqual(got.map((b) => [(b["component"] as { name: string }).name, (b["component"] as { current_status: string }).current_status]), [["stays-down", "critical"]])
+        const outcomes = yield* sql<{ outcome: string }>`
+          SELECT outcome FROM held_alerts WHERE organization_id = ${t.tenant.id}::uuid ORDER BY outcome`
+        assert.deepStrictEqual(outcomes.map((o) => o.outcome), ["recovered", "sent"])
+        const [alert] = yield* sql<{ message: { text: string } }>`SELECT message FROM alerts WHERE organization_id = ${t.tenant.id}::uuid`
+        assert.include(alert!.message.text, "held by the rule's schedule")
+      }), 150_000)
   })
 })

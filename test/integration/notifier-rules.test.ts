@@ -243,6 +243,10 @@ describe("notification rules engine", () => {
         // Saturday noon: a degraded change is held back by both, a critical one passes the critical_always rule.
         yield* publish(t.componentEvent(2, "operational", "degraded", "2026-03-07T17:00:00Z"))
         yield* publish(t.componentEvent(3, "operational", "critical", "2026-03-07T17:00:00Z"))
+        // Held alerts go when the window opens (long past here) unless the subject recovered first: these recover within the pause.
+        yield* publish(t.componentEvent(0, "critical", "operational", "2026-03-06T13:45:00Z"))
+        yield* publish(t.componentEvent(2, "degraded", "operational", "2026-03-07T18:00:00Z"))
+        yield* publish(t.componentEvent(3, "critical", "operational", "2026-03-07T18:00:00Z"))
         const alwaysGot = bodies(yield* arrivals("/schedule/critical-always", 3))
         const officeGot = bodies(yield* at("/schedule/office"))
         assert.deepStrictEqual(names(officeGot), ["Part 1"])
