@@ -230,9 +230,11 @@ describe("scheduleAllows: whole days and no schedule", () => {
   })
 })
 
+/** When a paused degraded alert from this UTC instant may go, in ISO. */
+const next = (s: RuleSchedule, iso: string) => nextAllowed(s, "degraded", new Date(iso))?.toISOString()
+
 describe("nextAllowed: when a paused alert may go", () => {
   const office = schedule({ timezone: "Europe/Paris", days: weekdays, start: "09:00", end: "17:00" })
-  const next = (s: RuleSchedule, iso: string) => nextAllowed(s, "degraded", new Date(iso))?.toISOString()
 
   it("the next opening of the window, across a weekend and a DST change", () => {
     // Friday 2026-03-27 18:00 Paris (17:00Z): Monday 09:00, which is 07:00Z after the spring change.

@@ -107,6 +107,10 @@ const publish = (event: StatusEvent) =>
 /** The incident ids of what arrived, sorted. */
 const incidentIds = (got: ReadonlyArray<Record<string, unknown>>) => got.map((b) => (b["incident"] as { id: string }).id).toSorted()
 
+/** `HH:MM` of minutes since midnight (1440 is 24:00). */
+const hhmm = (minutes: number) =>
+  minutes >= 1440 ? "24:00" : `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`
+
 let sequence = 0
 const eventId = () => `reach-${Date.now().toString(36)}-${++sequence}`
 
@@ -281,7 +285,6 @@ describe("notifier reach", () => {
         const hook = yield* t.channel("/paused")
         // A window opening at the next whole minute at least 3 s away, for ten minutes (UTC, every day).
         const opens = Math.ceil((Date.now() + 3_000) / 60_000) * 60_000
-        const hhmm = (minutes: number) => minutes >= 1440 ? "24:00" : `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`
         const startMinute = new Date(opens).getUTCHours() * 60 + new Date(opens).getUTCMinutes()
         const schedule = { timezone: "UTC", start: hhmm(startMinute), end: hhmm(Math.min(startMinute + 10, 1440)) }
         // Critical only: the recovery matches no trigger of the rule, yet it ends the pause of its subject.
