@@ -66,6 +66,7 @@ const inputOf = (candidate: Candidate, idx: number): Input => ({
 const batchKey = (c: Candidate): string =>
   c.kind === "monitor" ? `m|${c.event.monitor.id}`
   : c.kind === "incident" ? `i|${c.event.source.key}|${c.event.incident.id}`
+  : c.kind === "source" ? `s|${c.event.source.key}`
   : `c|${c.event.source.key}|${c.event.component.id}`
 
 const inputColumns =
@@ -76,7 +77,8 @@ const inputColumns =
  * one row per candidate and rule, in one statement. Where a candidate is
  * shown: a component by stacks holding it or its whole source; an incident
  * by stacks holding its whole source or one of the components it affects
- * (any component of the source when it names none); a monitor by its
+ * (any component of the source when it names none); a source's own status,
+ * for a source without components, by stacks holding it; a monitor by its
  * own organization (no stack) and by stacks holding it. Of several
  * placements a rule takes a stack not under maintenance, then one in a stack
  * rather than none, then the first by name. Each row carries the channels
@@ -109,6 +111,10 @@ const matchingRules = (inputs: ReadonlyArray<Input>) =>
         JOIN stack_items i ON i.component_id = c.id JOIN stacks st ON st.id = i.stack_id
         WHERE x.kind = 'incident'
           AND (x.components IS NULL OR c.external_id IN (SELECT jsonb_array_elements_text(x.components)))
+        UNION
+        SELECT x.idx, st.organization_id, st.id, st.name, st.slug, NULL::uuid, NULL::uuid
+        FROM x JOIN sources s ON s.key = x.source_key JOIN stack_items i ON i.source_id = s.id JOIN stacks st ON st.id = i.stack_id
+        WHERE x.kind = 'source' AND NOT EXISTS (SELECT 1 FROM components c WHERE c.source_id = s.id)
         UNION
         SELECT x.idx, st.organization_id, st.id, st.name, st.slug, NULL::uuid, m.id
         FROM x JOIN monitors m ON m.id = x.monitor_id JOIN stack_items i ON i.monitor_id = m.id JOIN stacks st ON st.id = i.stack_id
@@ -152,6 +158,7 @@ const stopEscalations = (recoveries: ReadonlyArray<Input>) =>
       subjects AS (
         SELECT 'monitor:' || x.monitor_id AS subject FROM x WHERE x.kind = 'monitor'
         UNION SELECT 'incident:' || x.source_key || ':' || x.incident_id FROM x WHERE x.kind = 'incident'
+        UNION SELECT 'source:' || x.source_key FROM x WHERE x.kind = 'source'
         UNION SELECT 'component:' || c.id FROM x JOIN sources s ON s.key = x.source_key
           JOIN components c ON c.source_id = s.id AND c.external_id = x.external_id WHERE x.kind = 'component'
       )
@@ -253,6 +260,7 @@ const cancelHolds = (recoveries: ReadonlyArray<Input>) =>
       subjects AS (
         SELECT 'monitor:' || x.monitor_id AS subject, x.ts FROM x WHERE x.kind = 'monitor'
         UNION ALL SELECT 'incident:' || x.source_key || ':' || x.incident_id, x.ts FROM x WHERE x.kind = 'incident'
+        UNION ALL SELECT 'source:' || x.source_key, x.ts FROM x WHERE x.kind = 'source'
         UNION ALL SELECT 'component:' || c.id, x.ts FROM x JOIN sources s ON s.key = x.source_key
           JOIN components c ON c.source_id = s.id AND c.external_id = x.external_id WHERE x.kind = 'component'
       )

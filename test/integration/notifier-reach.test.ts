@@ -312,5 +312,41 @@ describe("notifier reach", () => {
         const [alert] = yield* sql<{ message: { text: string } }>`SELECT message FROM alerts WHERE organization_id = ${t.tenant.id}::uuid`
         assert.include(alert!.message.text, "held by the rule's schedule")
       }), 150_000)
+
+    it.effect("a manual custom source alerts through a rule when its status is set through the API; a source with components alerts through them only", () =>
+      Effect.gen(function*() {
+        const t = yield* setup("pro", ["api"])
+        const created = yield* call("POST", "/custom-sources", { key: t.key, body: { name: "Office VPN", type: "manual" } })
+        assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+        const vpn = created.body as { key: string; name: string }
+        const stack = yield* t.stack("Office", [{ kind: "source", source_key: vpn.key }, { kind: "source", source_key: t.source.key }])
+        const hook = yield* t.channel("/manual")
+        yield* t.rule({ triggers: ["component.critical", "component.degraded", "component.recovered"], cooldown_s: 0, channel_ids: [hook] })
+        const set = (status: string) =>
+          call("PATCH", `/custom-sources/${vpn.key}`, { key: t.key, body: { status } }).pipe(Effect.map((r) => {
+            assert.strictEqual(r.status, 200, JSON.stringify(r.body))
+          }))
+        yield* set("down")
+        yield* arrivals("/manual", 1, 0)
+        yield* set("operational")
+        yield* arrivals("/manual", 2, 0)
+        yield* set("down")
+        // The source with components: its own status change is carried by its components' events, never alerted itself.
+        yield* publish({
+          id: eventId(), type: "source.status_changed", timestamp: new Date().toISOString(), source: t.source,
+          previous_status: "operational", current_status: "down"
+        })
+        const got = yield* arrivals("/manual", 3, 1_000)
+        assert.deepStrictEqual(got.map((b) => {
+          const c = b["component"] as { id: string; name: string; previous_status: string; current_status: string }
+          return [b["event"], c.id, c.name, c.previous_status, c.current_status]
+        }), [
+          ["source.status_changed", vpn.key, "Office VPN", "operational", "down"],
+          ["source.status_changed", vpn.key, "Office VPN", "down", "operational"],
+          ["source.status_changed", vpn.key, "Office VPN", "operational", "down"]
+        ])
+        assert.deepStrictEqual(got[0]!["stack"], { id: stack.id, name: "Office", slug: stack.slug })
+        assert.deepStrictEqual(got[0]!["source"], { key: vpn.key, name: "Office VPN" })
+      }))
   })
 })
