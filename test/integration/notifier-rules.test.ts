@@ -391,9 +391,10 @@ describe("notification rules engine", () => {
           created_at: new Date(now.getTime() - 5 * 60_000).toISOString(), resolved_at: now.toISOString(), update_count: 3
         }))
         yield* arrivals("/template", 1, 0)
-        const [delivery] = yield* sql<{ message: { title: string; text: string; url: string; shortUrl: string } }>`
+        // The attempt is recorded after the receiver answered: wait for the record, not only the arrival.
+        const [delivery] = yield* eventually(5_000, sql<{ message: { title: string; text: string; url: string; shortUrl: string } }>`
           SELECT COALESCE(d.message, a.message) AS message FROM deliveries d JOIN alerts a ON a.id = d.alert_id
-          WHERE d.organization_id = ${t.tenant.id}::uuid AND d.status = 'delivered'`
+          WHERE d.organization_id = ${t.tenant.id}::uuid AND d.status = 'delivered'`.pipe(Effect.map((rows) => (rows.length > 0 ? rows : undefined))))
         assert.strictEqual(delivery!.message.title, "🟢 Part 0 back")
         // The short link SMS carries: 8 characters of code, a redirect to the alert's page.
         const short = /^https:\/\/status\.example\.com\/a\/([A-Za-z0-9_-]{8})$/.exec(delivery!.message.shortUrl)
