@@ -36,7 +36,9 @@ export const StatusEvent = Schema.Struct({
     impact: Schema.String,
     created_at: Schema.String,
     resolved_at: Schema.NullOr(Schema.String),
-    update_count: Schema.Number
+    update_count: Schema.Number,
+    /** Ids of the components the incident affects (the source's own ids, as `component.id`); absent or empty: not said. */
+    components: Schema.optional(Schema.Array(Schema.String))
   })),
   maintenance: Schema.optional(Schema.Struct({
     id: Schema.String,

@@ -201,11 +201,16 @@ export const allowedChannels = (ruleId: string, among?: ReadonlyArray<string>) =
     return rows.map((r) => r.id)
   })
 
-/** The SQL condition (on `c`, the channel, and `p`, its organization's plan) for a channel that may be sent to. */
+/**
+ * The SQL condition (on `c`, the channel, and `p`, its organization's plan)
+ * for a channel that may be sent to: SMS while the month's allowance has
+ * messages left (SMS segments sent, `deliveries.sms_segments`); whether one
+ * delivery fits is decided when it is sent (`Outbox.reserveSms`).
+ */
 export const channelUsable = (sql: SqlClient) =>
   sql`c.enabled AND c.type = ANY (p.channel_types) AND (c.type <> 'sms' OR p.sms_per_month IS NULL OR p.sms_per_month > (
-    SELECT count(*) FROM deliveries d JOIN channels dc ON dc.id = d.channel_id
-    WHERE d.organization_id = c.organization_id AND dc.type = 'sms' AND d.created_at >= date_trunc('month', now())))`
+    SELECT COALESCE(sum(d.sms_segments), 0) FROM deliveries d
+    WHERE d.organization_id = c.organization_id AND d.sms_segments > 0 AND d.created_at >= date_trunc('month', now())))`
 
 interface DueGroup {
   readonly id: string
@@ -261,6 +266,74 @@ export const flushDueGroups = (context: LinkContext, limit = 50) =>
       return due.length
     }))
   })
+
+/**
+ * Sends the alerts a schedule paused whose window has opened: one alert per
+ * held row (rule and subject), to the rule's channels at that time, with a
+ * line saying since when it waited; the cooldown state of the rule and
+ * subject records it. A held alert of a rule since paused or deleted is
+ * dropped. Returns how many were sent.
+ */
+export const releaseHeld = (context: LinkContext, limit = 50) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    return yield* sql.withTransaction(Effect.gen(function*() {
+      const due = yield* sql<{
+        id: string
+        organization_id: string
+        rule_id: string
+        subject: string
+        event_at: Date | string
+        item: HeldItem | string
+        active: boolean
+        escalation: ReadonlyArray<EscalationStep> | string | null
+      }>`
+        SELECT h.id, h.organization_id, h.rule_id, h.subject, h.event_at, h.item, r.active, r.escalation
+        FROM held_alerts h JOIN notification_rules r ON r.id = h.rule_id
+        WHERE h.closed_at IS NULL AND h.release_at <= now()
+        ORDER BY h.release_at LIMIT ${limit}
+        FOR UPDATE OF h SKIP LOCKED`
+      let sent = 0
+      for (const held of due) {
+        if (!held.active) {
+          yield* sql`UPDATE held_alerts SET closed_at = now(), outcome = 'dropped' WHERE id = ${held.id}::uuid`
+          continue
+        }
+        const item = fromJson<HeldItem>(held.item)
+        const since = new Date(held.event_at).toISOString()
+        yield* writeAlerts([prepareAlert({
+          organization_id: held.organization_id,
+          rule_id: held.rule_id,
+          trigger: item.trigger,
+          subject: held.subject,
+          level: item.level,
+          payload: item.payload,
+          message: { ...item.message, text: `${item.message.text}\nSince ${since} (held by the rule's schedule until now).` },
+          event_id: item.event_id,
+          key: item.event_id,
+          channel_ids: yield* allowedChannels(held.rule_id),
+          escalation: fromJson<ReadonlyArray<EscalationStep> | null>(held.escalation)
+        }, context)])
+        yield* sql`
+          INSERT INTO rule_subject_state (rule_id, subject, last_status, last_alert_at)
+          VALUES (${held.rule_id}::uuid, ${held.subject}, ${item.status}, now())
+          ON CONFLICT (rule_id, subject) DO UPDATE SET last_status = EXCLUDED.last_status, last_alert_at = EXCLUDED.last_alert_at`
+        yield* sql`UPDATE held_alerts SET closed_at = now(), outcome = 'sent' WHERE id = ${held.id}::uuid`
+        sent += 1
+      }
+      return sent
+    }))
+  })
+
+/** What a held alert would have sent (held_alerts.item). */
+interface HeldItem {
+  readonly event_id: string
+  readonly trigger: string
+  readonly level: AlertLevel
+  readonly status: string
+  readonly payload: NotificationPayload
+  readonly message: Message
+}
 
 /**
  * Sends the escalation steps that are due for alerts nobody acknowledged:

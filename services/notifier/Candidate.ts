@@ -26,6 +26,15 @@ export type Candidate =
     readonly recovery: boolean
   }
   | {
+    /** A source's own status (sources without components: health checks, feeds, manual custom sources). */
+    readonly kind: "source"
+    readonly event: StatusEvent & { readonly previous_status: string; readonly current_status: string }
+    readonly trigger: Trigger
+    readonly level: AlertLevel
+    readonly status: string
+    readonly recovery: boolean
+  }
+  | {
     readonly kind: "monitor"
     readonly event: MonitorEvent
     readonly trigger: Trigger
@@ -34,7 +43,10 @@ export type Candidate =
     readonly recovery: boolean
   }
 
-/** The rule trigger a component status change fires, if any (spec: Notification rule, triggers). */
+/**
+ * The rule trigger a component status change fires, if any (spec: Notification rule, triggers).
+ * A source's own status uses the same triggers: its `down` is `component.critical`.
+ */
 export const componentTrigger = (previous: string, current: string): Trigger | undefined =>
   current === "critical" || current === "down" ? "component.critical"
   : current === "degraded" ? "component.degraded"
@@ -60,7 +72,12 @@ const monitorLevel: Readonly<Record<MonitorEvent["type"], AlertLevel>> = {
 
 const isMonitorEvent = (event: StreamEvent): event is MonitorEvent => "monitor" in event
 
-/** The candidate alert of an event, or undefined for events no rule can trigger on (source status, maintenance). */
+/**
+ * The candidate alert of an event, or undefined for events no rule can
+ * trigger on (maintenance). A source's own status change is a candidate; the
+ * matcher places it only for sources without components (whose components'
+ * changes speak for them otherwise).
+ */
 export const candidateOf = (event: StreamEvent): Candidate | undefined => {
   if (isMonitorEvent(event)) {
     return {
@@ -82,6 +99,19 @@ export const candidateOf = (event: StreamEvent): Candidate | undefined => {
       trigger,
       level: componentLevel(trigger),
       status: component.current_status,
+      recovery: trigger === "component.recovered"
+    }
+  }
+  if (event.type === "source.status_changed" && event.previous_status !== undefined && event.current_status !== undefined) {
+    const { previous_status, current_status } = event
+    const trigger = componentTrigger(previous_status, current_status)
+    if (trigger === undefined) return undefined
+    return {
+      kind: "source",
+      event: { ...event, previous_status, current_status },
+      trigger,
+      level: componentLevel(trigger),
+      status: current_status,
       recovery: trigger === "component.recovered"
     }
   }
@@ -107,6 +137,7 @@ export const candidateOf = (event: StreamEvent): Candidate | undefined => {
 export const subjectOf = (candidate: Candidate, componentUuid: string | null): string =>
   candidate.kind === "monitor" ? `monitor:${candidate.event.monitor.id}`
   : candidate.kind === "incident" ? `incident:${candidate.event.source.key}:${candidate.event.incident.id}`
+  : candidate.kind === "source" ? `source:${candidate.event.source.key}`
   : `component:${componentUuid ?? `${candidate.event.source.key}:${candidate.event.component.id}`}`
 
 const severity: Readonly<Record<AlertLevel, number>> = { critical: 3, degraded: 2, info: 1 }

@@ -54,6 +54,17 @@ export const payloadOf = (candidate: Candidate, placement: Placement): Notificat
         source: e.source
       }
     }
+    case "source": {
+      const e = candidate.event
+      return {
+        event: "source.status_changed",
+        timestamp: e.timestamp,
+        stack,
+        component: { id: e.source.key, name: e.source.name, previous_status: e.previous_status, current_status: e.current_status },
+        incident: { id: "", created_at: e.timestamp, resolved_at: null },
+        source: e.source
+      }
+    }
     case "monitor": {
       const e = candidate.event
       const since = e.duration_ms === undefined || e.duration_ms === null
@@ -104,6 +115,13 @@ const defaultWords = (candidate: Candidate, payload: NotificationPayload): { tit
       const lines = [`${source.name}${where}: ${incident.title}.`, `Status ${incident.status}, impact ${incident.impact}, ${incident.update_count} update(s).`]
       if (candidate.recovery) lines.push(`Duration: ${durationOf(payload)}.`)
       return { title: `${emoji} ${verb} at ${source.name}: ${incident.title}`, text: lines.join("\n") }
+    }
+    case "source": {
+      const { current_status, previous_status, source } = candidate.event
+      return {
+        title: `${statusEmoji(current_status)} ${source.name} is ${current_status} (was ${previous_status})`,
+        text: `${source.name}${where}: ${previous_status} → ${current_status}.`
+      }
     }
     case "monitor": {
       const e = candidate.event

@@ -5,7 +5,7 @@ import type { StreamEvent } from "../domain/Event.ts"
 import { Bus } from "../platform/Bus.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { RedisKeys } from "../poller/Publisher.ts"
-import { escalateDue, flushDueGroups, type LinkContext } from "./AlertStore.ts"
+import { escalateDue, flushDueGroups, type LinkContext, releaseHeld } from "./AlertStore.ts"
 import { enqueueEvents } from "./Matcher.ts"
 import { Wakeup } from "./Wakeup.ts"
 
@@ -93,7 +93,8 @@ const consumerLoop = Layer.effectDiscard(Effect.gen(function*() {
 }))
 
 /**
- * Closes due grouping windows and sends due escalation steps, every
+ * Closes due grouping windows, sends due escalation steps and the alerts
+ * schedules held whose window opened, every
  * `NOTIFIER_TIMER_MS`; rows are claimed with SKIP LOCKED, so every process
  * may run it.
  */
@@ -103,7 +104,8 @@ const timersLoop = Layer.effectDiscard(Effect.gen(function*() {
   const round = Effect.gen(function*() {
     const flushed = yield* flushDueGroups(context)
     const escalated = yield* escalateDue()
-    if (flushed + escalated > 0) yield* wakeup.wake
+    const released = yield* releaseHeld(context)
+    if (flushed + escalated + released > 0) yield* wakeup.wake
     yield* Effect.sleep(config.timerMs)
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("notifier timers failed; retrying", cause).pipe(Effect.andThen(Effect.sleep("1 second")))))
   yield* round.pipe(Effect.forever, Effect.forkScoped)

@@ -5,7 +5,8 @@ import { guardedAgent } from "./Egress.ts"
 import * as InvitationMailer from "./InvitationMailer.ts"
 import { Wakeup } from "./Wakeup.ts"
 import { type Attempted, type Claimed, Outbox, OutboxConfig, messageOf, threadAfter } from "./Outbox.ts"
-import type { Sender, SendResult } from "./Sender.ts"
+import { smsCost } from "./channels/sms.ts"
+import type { Destination, Message, Sender, SendResult } from "./Sender.ts"
 import { makeSenders } from "./senders.ts"
 
 /** One sender per channel type (services/notifier/senders.ts). */
@@ -34,13 +35,27 @@ export class Senders extends Context.Service<Senders, Readonly<Record<ChannelTyp
 
 const attemptTimeoutMs = 10_000
 
-const attempt = (senders: Readonly<Record<ChannelType, Sender>>, claimed: Claimed, publicUrl: string) =>
-  Effect.promise(async (): Promise<{ result: SendResult; ms: number }> => {
-    const started = performance.now()
-    if (claimed.destination === undefined) {
-      return { result: { ok: false, status: 0, retryable: false, error: claimed.unusable }, ms: 0 }
+/**
+ * One attempt of a claimed delivery. An SMS first reserves what it costs
+ * (segments × numbers) in the plan's monthly allowance; without room it
+ * fails for good, unsent.
+ */
+const attempt = (outbox: Outbox["Service"], senders: Readonly<Record<ChannelType, Sender>>, claimed: Claimed, publicUrl: string) =>
+  Effect.gen(function*() {
+    const destination = claimed.destination
+    if (destination === undefined) {
+      return { result: { ok: false, status: 0, retryable: false, error: claimed.unusable } satisfies SendResult, ms: 0 }
     }
     const message = claimed.message ?? messageOf(claimed.payload, claimed.event_type, `${publicUrl}/dashboard/${claimed.organization_slug}`)
+    const messages = destination.type === "sms" ? smsCost(destination, message) : undefined
+    const refused = messages === undefined ? undefined : yield* outbox.reserveSms(claimed, messages)
+    if (refused !== undefined) return { result: { ok: false, status: 0, retryable: false, error: refused } satisfies SendResult, ms: 0 }
+    return yield* send(senders, { ...claimed, destination }, message)
+  })
+
+const send = (senders: Readonly<Record<ChannelType, Sender>>, claimed: Claimed & { readonly destination: Destination }, message: Message) =>
+  Effect.promise(async (): Promise<{ result: SendResult; ms: number }> => {
+    const started = performance.now()
     try {
       const result = await senders[claimed.destination.type](claimed.destination, message, {
         idempotencyKey: claimed.idempotency_key,
@@ -83,7 +98,7 @@ export const layer = Layer.effectDiscard(Effect.gen(function*() {
         let thread: string | null | undefined
         for (const [i, queued] of queue.entries()) {
           const c = thread === undefined ? queued : { ...queued, thread_ts: thread }
-          const { ms, result } = yield* attempt(senders, c, config.publicUrl)
+          const { ms, result } = yield* attempt(outbox, senders, c, config.publicUrl)
           done.push({ claimed: c, result, durationMs: ms })
           const next = threadAfter(c, result)
           if (next !== undefined) thread = next

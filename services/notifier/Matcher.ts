@@ -14,7 +14,7 @@ import {
 } from "./AlertStore.ts"
 import { type Candidate, candidateOf, subjectOf } from "./Candidate.ts"
 import { links, messageOf, payloadOf, type Placement } from "./Compose.ts"
-import { scheduleAllows } from "./Schedule.ts"
+import { nextAllowed, scheduleAllows } from "./Schedule.ts"
 
 /** One active rule whose trigger and scope match the candidate at `idx` of a batch, in the placement it matched. */
 interface Match extends Placement {
@@ -44,6 +44,8 @@ interface Input {
   readonly monitor_id: string | null
   readonly trigger: string
   readonly ts: string
+  /** An incident's affected components (external ids); null when it names none. */
+  readonly components: ReadonlyArray<string> | null
 }
 
 const inputOf = (candidate: Candidate, idx: number): Input => ({
@@ -54,22 +56,29 @@ const inputOf = (candidate: Candidate, idx: number): Input => ({
   incident_id: candidate.kind === "incident" ? candidate.event.incident.id : null,
   monitor_id: candidate.kind === "monitor" && uuidPattern.test(candidate.event.monitor.id) ? candidate.event.monitor.id : null,
   trigger: candidate.trigger,
-  ts: candidate.event.timestamp
+  ts: candidate.event.timestamp,
+  components: candidate.kind === "incident" && (candidate.event.incident.components?.length ?? 0) > 0
+    ? candidate.event.incident.components!
+    : null
 })
 
 /** The same subject within one batch, whatever its database id: recoveries later in a batch stop its escalations. */
 const batchKey = (c: Candidate): string =>
   c.kind === "monitor" ? `m|${c.event.monitor.id}`
   : c.kind === "incident" ? `i|${c.event.source.key}|${c.event.incident.id}`
+  : c.kind === "source" ? `s|${c.event.source.key}`
   : `c|${c.event.source.key}|${c.event.component.id}`
 
-const inputColumns = "idx int, kind text, source_key text, external_id text, incident_id text, monitor_id uuid, trigger text, ts timestamptz"
+const inputColumns =
+  "idx int, kind text, source_key text, external_id text, incident_id text, monitor_id uuid, trigger text, ts timestamptz, components jsonb"
 
 /**
  * The active rules whose trigger and scope match each candidate of a batch,
  * one row per candidate and rule, in one statement. Where a candidate is
  * shown: a component by stacks holding it or its whole source; an incident
- * by stacks holding its source or any of its components; a monitor by its
+ * by stacks holding its whole source or one of the components it affects
+ * (any component of the source when it names none); a source's own status,
+ * for a source without components, by stacks holding it; a monitor by its
  * own organization (no stack) and by stacks holding it. Of several
  * placements a rule takes a stack not under maintenance, then one in a stack
  * rather than none, then the first by name. Each row carries the channels
@@ -101,6 +110,11 @@ const matchingRules = (inputs: ReadonlyArray<Input>) =>
         FROM x JOIN sources s ON s.key = x.source_key JOIN components c ON c.source_id = s.id
         JOIN stack_items i ON i.component_id = c.id JOIN stacks st ON st.id = i.stack_id
         WHERE x.kind = 'incident'
+          AND (x.components IS NULL OR c.external_id IN (SELECT jsonb_array_elements_text(x.components)))
+        UNION
+        SELECT x.idx, st.organization_id, st.id, st.name, st.slug, NULL::uuid, NULL::uuid
+        FROM x JOIN sources s ON s.key = x.source_key JOIN stack_items i ON i.source_id = s.id JOIN stacks st ON st.id = i.stack_id
+        WHERE x.kind = 'source' AND NOT EXISTS (SELECT 1 FROM components c WHERE c.source_id = s.id)
         UNION
         SELECT x.idx, st.organization_id, st.id, st.name, st.slug, NULL::uuid, m.id
         FROM x JOIN monitors m ON m.id = x.monitor_id JOIN stack_items i ON i.monitor_id = m.id JOIN stacks st ON st.id = i.stack_id
@@ -144,6 +158,7 @@ const stopEscalations = (recoveries: ReadonlyArray<Input>) =>
       subjects AS (
         SELECT 'monitor:' || x.monitor_id AS subject FROM x WHERE x.kind = 'monitor'
         UNION SELECT 'incident:' || x.source_key || ':' || x.incident_id FROM x WHERE x.kind = 'incident'
+        UNION SELECT 'source:' || x.source_key FROM x WHERE x.kind = 'source'
         UNION SELECT 'component:' || c.id FROM x JOIN sources s ON s.key = x.source_key
           JOIN components c ON c.source_id = s.id AND c.external_id = x.external_id WHERE x.kind = 'component'
       )
@@ -187,8 +202,71 @@ const saveStates = (states: ReadonlyMap<string, SubjectState>) =>
       ON CONFLICT (rule_id, subject) DO UPDATE SET last_status = EXCLUDED.last_status, last_alert_at = EXCLUDED.last_alert_at`
   })
 
-/** Why a matched rule did not alert, or "alert"/"grouped": for logs and tests. */
-export type Outcome = "alert" | "grouped" | "maintenance" | "level" | "schedule" | "cooldown" | "no-channels"
+/**
+ * Why a matched rule did not alert, or "alert"/"grouped"/"held" (paused by
+ * the schedule until its window opens): for logs and tests.
+ */
+export type Outcome = "alert" | "grouped" | "held" | "maintenance" | "level" | "schedule" | "cooldown" | "no-channels"
+
+/** An alert the rule's schedule paused, sent when the window opens unless its subject recovers first. */
+interface Hold {
+  readonly organization_id: string
+  readonly rule_id: string
+  readonly subject: string
+  readonly event_at: string
+  readonly release_at: string
+  readonly item: {
+    readonly event_id: string
+    readonly trigger: string
+    readonly level: AlertLevel
+    readonly status: string
+    readonly payload: PreparedAlert["payload"]
+    readonly message: PreparedAlert["message"]
+  }
+}
+
+/** Writes the batch's holds: one open per rule and subject, the latest change of the subject replacing an earlier one. */
+const writeHolds = (holds: ReadonlyArray<Hold>) =>
+  Effect.gen(function*() {
+    if (holds.length === 0) return
+    const sql = yield* SqlClient
+    const latest = new Map<string, Hold>()
+    for (const h of holds) {
+      const key = `${h.rule_id}|${h.subject}`
+      const before = latest.get(key)
+      if (before === undefined || Date.parse(before.event_at) <= Date.parse(h.event_at)) latest.set(key, h)
+    }
+    yield* sql`
+      INSERT INTO held_alerts (organization_id, rule_id, subject, event_at, release_at, item)
+      SELECT organization_id, rule_id, subject, event_at, release_at, item
+      FROM jsonb_to_recordset(${JSON.stringify([...latest.values()])}::jsonb)
+        AS t(organization_id uuid, rule_id uuid, subject text, event_at timestamptz, release_at timestamptz, item jsonb)
+      ON CONFLICT (rule_id, subject) WHERE closed_at IS NULL DO UPDATE
+        SET event_at = EXCLUDED.event_at, release_at = EXCLUDED.release_at, item = EXCLUDED.item, held_at = now()
+        WHERE held_alerts.event_at <= EXCLUDED.event_at`
+  })
+
+/**
+ * Recoveries in the batch close the held alerts of their subjects that
+ * changed before them, for every rule (whether or not it triggers on
+ * recoveries): nothing is sent when the window opens.
+ */
+const cancelHolds = (recoveries: ReadonlyArray<Input>) =>
+  Effect.gen(function*() {
+    if (recoveries.length === 0) return
+    const sql = yield* SqlClient
+    yield* sql`
+      WITH x AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(recoveries)}::jsonb) AS t(${sql.literal(inputColumns)})),
+      subjects AS (
+        SELECT 'monitor:' || x.monitor_id AS subject, x.ts FROM x WHERE x.kind = 'monitor'
+        UNION ALL SELECT 'incident:' || x.source_key || ':' || x.incident_id, x.ts FROM x WHERE x.kind = 'incident'
+        UNION ALL SELECT 'source:' || x.source_key, x.ts FROM x WHERE x.kind = 'source'
+        UNION ALL SELECT 'component:' || c.id, x.ts FROM x JOIN sources s ON s.key = x.source_key
+          JOIN components c ON c.source_id = s.id AND c.external_id = x.external_id WHERE x.kind = 'component'
+      )
+      UPDATE held_alerts h SET closed_at = now(), outcome = 'recovered'
+      FROM subjects WHERE h.closed_at IS NULL AND h.subject = subjects.subject AND h.event_at <= subjects.ts`
+  })
 
 /**
  * The schedule's verdict at the event's time. A zone the runtime no longer
@@ -203,13 +281,20 @@ const allowedNow = (schedule: RuleSchedule | null, candidate: Candidate): boolea
   }
 }
 
+/** When the paused rule's window next opens after the event; undefined when not within eight days (the alert is dropped). */
+const opening = (schedule: RuleSchedule, candidate: Candidate): Date | undefined => {
+  const at = new Date(candidate.event.timestamp)
+  return Number.isNaN(at.getTime()) ? undefined : nextAllowed(schedule, candidate.level, at)
+}
+
 /**
  * Turns a batch of events (in stream order) into alerts, in one transaction
  * of a few statements whatever the batch's size: for every organization
  * showing an event's subject and every active rule with the trigger and
  * scope, the organization's maintenance windows (alerts in their scope
  * held), the alert level filter, the schedule (in the rule's time zone, at
- * the event's time), the cooldown (per rule and subject, a new alert within
+ * the event's time; outside it the alert is held until the window opens,
+ * and dropped if its subject recovers first), the cooldown (per rule and subject, a new alert within
  * `cooldown_s` needs a new status; judged in event order, at the events' own
  * times), then either the rule's grouping window for the stack or an alert
  * with one delivery per channel. Recoveries stop their subjects'
@@ -232,11 +317,14 @@ export const enqueueEvents = (events: ReadonlyArray<StreamEvent>, context: LinkC
       })))
       const changed = new Map<string, SubjectState>()
       const alerts: Array<PreparedAlert & { readonly batchKey: string; readonly idx: number }> = []
+      const holds: Array<Hold> = []
       for (const [n, m] of matches.entries()) {
         const candidate = candidates[m.idx]!
-        const outcome = yield* decide(candidate, m, subjects[n]!, states, changed, context, alerts)
+        const outcome = yield* decide(candidate, m, subjects[n]!, states, changed, context, alerts, holds)
         outcomes[m.idx]!.push(outcome)
       }
+      yield* writeHolds(holds)
+      yield* cancelHolds(inputs.filter((i) => candidates[i.idx]!.recovery))
       // A recovery later in the batch ends the escalation of an alert made earlier in it.
       const lastRecovery = new Map<string, number>()
       for (const [idx, c] of candidates.entries()) if (c?.recovery === true) lastRecovery.set(batchKey(c), idx)
@@ -254,16 +342,38 @@ const decide = (
   states: Map<string, SubjectState>,
   changed: Map<string, SubjectState>,
   context: LinkContext,
-  alerts: Array<PreparedAlert & { readonly batchKey: string; readonly idx: number }>
+  alerts: Array<PreparedAlert & { readonly batchKey: string; readonly idx: number }>,
+  holds: Array<Hold>
 ) =>
   Effect.gen(function*() {
     if (m.in_maintenance) return "maintenance" as const
     const levels = fromJson<ReadonlyArray<AlertLevel>>(m.alert_levels)
     if (levels.length > 0 && !levels.includes(candidate.level)) return "level" as const
-    if (!allowedNow(fromJson<RuleSchedule | null>(m.schedule), candidate)) return "schedule" as const
+    const schedule = fromJson<RuleSchedule | null>(m.schedule)
+    const paused = !allowedNow(schedule, candidate)
+    // A recovery while paused is not held: it closes the held alerts of its subject instead (cancelHolds).
+    if (paused && candidate.recovery) return "schedule" as const
+    const opens = paused ? opening(schedule!, candidate) : undefined
+    if (paused && opens === undefined) return "schedule" as const
     const channelIds = fromJson<ReadonlyArray<string>>(m.channel_ids)
     const escalation = fromJson<ReadonlyArray<EscalationStep> | null>(m.escalation) ?? []
     if (channelIds.length === 0 && escalation.length === 0) return "no-channels" as const
+    if (opens !== undefined) {
+      const link = links(context.publicUrl, m.organization_slug)
+      const url = candidate.kind === "monitor" && m.stack_id === null ? link.monitor(candidate.event.monitor.id)
+        : m.stack_id === null ? link.dashboard : link.stack(m.stack_slug)
+      const payload = payloadOf(candidate, m)
+      const message = messageOf(candidate, payload, url, fromJson<RuleTemplate | null>(m.template))
+      holds.push({
+        organization_id: m.organization_id,
+        rule_id: m.rule_id,
+        subject,
+        event_at: candidate.event.timestamp,
+        release_at: opens.toISOString(),
+        item: { event_id: candidate.event.id, trigger: candidate.trigger, level: candidate.level, status: candidate.status, payload, message }
+      })
+      return "held" as const
+    }
     const stateKey = `${m.rule_id}|${subject}`
     const at = Date.parse(candidate.event.timestamp)
     const last = states.get(stateKey)

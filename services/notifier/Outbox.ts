@@ -115,6 +115,12 @@ export class Outbox extends Context.Service<Outbox, {
   recordAll(attempts: ReadonlyArray<Attempted>): Effect.Effect<void>
   /** Hands claimed deliveries back unattempted (they must not overtake an earlier one of their channel that failed). */
   release(claimed: ReadonlyArray<Claimed>): Effect.Effect<void>
+  /**
+   * Reserves the SMS messages (segments × numbers) an SMS delivery costs in
+   * its organization's monthly allowance before it is sent; a retry keeps
+   * its reservation. Returns why not when the plan's allowance has no room.
+   */
+  reserveSms(claimed: Claimed, messages: number): Effect.Effect<string | undefined>
 }>()("statusgrid/notifier/Outbox") {
   static readonly layer = Layer.effect(
     Outbox,
@@ -240,7 +246,33 @@ export class Outbox extends Context.Service<Outbox, {
           UPDATE deliveries SET status = 'pending', attempts = attempts - 1, next_attempt_at = now()
           WHERE id IN ${sql.in(claimed.map((c) => c.id))} AND status = 'sending'`.pipe(Effect.asVoid, Effect.orDie)
 
-      return Outbox.of({ claim, record: (claimed, result, durationMs) => recordAll([{ claimed, result, durationMs }]), recordAll, release })
+      // One organization's reservations one at a time (a transaction-scoped advisory lock), so two
+      // deliveries sent at once cannot both take the allowance's last messages.
+      const reserveSms = (claimed: Claimed, messages: number) =>
+        sql.withTransaction(Effect.gen(function*() {
+          yield* sql`SELECT pg_advisory_xact_lock(hashtext('sms-allowance:' || organization_id::text)) FROM deliveries WHERE id = ${claimed.id}::uuid`
+          const [row] = yield* sql<{ allowance: number | null; used: number }>`
+            SELECT p.sms_per_month AS allowance,
+              COALESCE((SELECT sum(e.sms_segments) FROM deliveries e
+                WHERE e.organization_id = d.organization_id AND e.sms_segments > 0
+                  AND e.created_at >= date_trunc('month', now()) AND e.id <> d.id), 0)::int AS used
+            FROM deliveries d JOIN organizations o ON o.id = d.organization_id JOIN plans p ON p.id = o.plan_id
+            WHERE d.id = ${claimed.id}::uuid`
+          if (row === undefined) return undefined
+          if (row.allowance !== null && row.used + messages > row.allowance) {
+            return `the plan's SMS allowance is used up this month (${row.used} of ${row.allowance} messages sent; this one needs ${messages})`
+          }
+          yield* sql`UPDATE deliveries SET sms_segments = ${messages} WHERE id = ${claimed.id}::uuid`
+          return undefined
+        })).pipe(Effect.orDie)
+
+      return Outbox.of({
+        claim,
+        record: (claimed, result, durationMs) => recordAll([{ claimed, result, durationMs }]),
+        recordAll,
+        release,
+        reserveSms
+      })
     })
   )
 }

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { RuleSchedule, type Weekday } from "../domain/Rule.ts"
-import { localTime, scheduleAllows } from "./Schedule.ts"
+import { localTime, nextAllowed, scheduleAllows } from "./Schedule.ts"
 
 const weekdays: ReadonlyArray<Weekday> = ["mon", "tue", "wed", "thu", "fri"]
 const everyDay: ReadonlyArray<Weekday> = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
@@ -227,5 +227,33 @@ describe("scheduleAllows: whole days and no schedule", () => {
     for (const level of ["critical", "degraded", "info"] as const) {
       expect(scheduleAllows(null, level, new Date("2026-01-17T03:00:00Z"))).toBe(true)
     }
+  })
+})
+
+/** When a paused degraded alert from this UTC instant may go, in ISO. */
+const next = (s: RuleSchedule, iso: string) => nextAllowed(s, "degraded", new Date(iso))?.toISOString()
+
+describe("nextAllowed: when a paused alert may go", () => {
+  const office = schedule({ timezone: "Europe/Paris", days: weekdays, start: "09:00", end: "17:00" })
+
+  it("the next opening of the window, across a weekend and a DST change", () => {
+    // Friday 2026-03-27 18:00 Paris (17:00Z): Monday 09:00, which is 07:00Z after the spring change.
+    expect(next(office, "2026-03-27T17:00:00Z")).toBe("2026-03-30T07:00:00.000Z")
+    // Tuesday 06:30 Paris in winter: 09:00 the same day, 08:00Z.
+    expect(next(office, "2026-01-13T05:30:00Z")).toBe("2026-01-13T08:00:00.000Z")
+  })
+
+  it("a whole minute, at or after the instant", () => {
+    const minute = schedule({ timezone: "UTC", start: "10:05", end: "11:00" })
+    expect(next(minute, "2026-01-13T10:04:59.200Z")).toBe("2026-01-13T10:05:00.000Z")
+    expect(next(minute, "2026-01-13T10:05:00.000Z")).toBe("2026-01-13T10:05:00.000Z")
+  })
+
+  it("skips holidays, and gives up after eight days", () => {
+    const withHoliday = { ...office, holidays: ["2026-01-14"] }
+    // Tuesday 18:00: Wednesday is a holiday, so Thursday 09:00.
+    expect(next(withHoliday, "2026-01-13T17:00:00Z")).toBe("2026-01-15T08:00:00.000Z")
+    const allWeek = { ...office, holidays: ["2026-01-14", "2026-01-15", "2026-01-16", "2026-01-19", "2026-01-20", "2026-01-21"] }
+    expect(next(allWeek, "2026-01-13T17:00:00Z")).toBeUndefined()
   })
 })

@@ -89,3 +89,34 @@ export const scheduleAllows = (schedule: RuleSchedule | null, level: AlertLevel,
   if (local.minutes >= start) return schedule.days.includes(local.weekday)
   return local.minutes < end && schedule.days.includes(previousDay(local.weekday))
 }
+
+/** How far ahead `nextAllowed` looks: a week and a day covers any set of days and a holiday. */
+const horizonMinutes = 8 * 1440
+
+const nextAllowedMemo = new Map<string, number | null>()
+
+/**
+ * The first whole minute at or after `from` when `schedule` lets an alert of
+ * `level` through (a window's opening), or undefined when none comes within
+ * eight days (long runs of holidays). Windows open and close on whole local
+ * minutes, so stepping minute by minute finds the opening exactly, DST
+ * changes included. Memoized per schedule, level and minute: a burst of
+ * changes at night asks the same question many times.
+ */
+export const nextAllowed = (schedule: RuleSchedule, level: AlertLevel, from: Date): Date | undefined => {
+  const first = Math.ceil(from.getTime() / 60_000) * 60_000
+  const key = `${JSON.stringify(schedule)}|${level}|${first}`
+  const known = nextAllowedMemo.get(key)
+  if (known !== undefined) return known === null ? undefined : new Date(known)
+  let found: number | null = null
+  for (let i = 0; i <= horizonMinutes; i++) {
+    const at = first + i * 60_000
+    if (scheduleAllows(schedule, level, new Date(at))) {
+      found = at
+      break
+    }
+  }
+  if (nextAllowedMemo.size > 10_000) nextAllowedMemo.clear()
+  nextAllowedMemo.set(key, found)
+  return found === null ? undefined : new Date(found)
+}

@@ -1,6 +1,6 @@
-import { Context, Effect, Layer } from "effect"
+import { Config, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import type { Alert } from "../domain/api/Alerts.ts"
+import { type Alert, LinkExpired } from "../domain/api/Alerts.ts"
 import { type Forbidden, type InvalidParameter, NotFound } from "../domain/api/Errors.ts"
 import type { Principal } from "../domain/Principal.ts"
 import type { AlertLevel } from "../domain/Rule.ts"
@@ -47,6 +47,43 @@ const columns = `t.id, t.rule_id, t.trigger, t.subject, t.level, t.message ->> '
 
 const alertNotFound = (id: string) => new NotFound({ field: "id", message: `no alert ${id} in this organization` })
 
+/** How long the signed acknowledgment link of an alert's message works, from the alert's creation (default 7 days). */
+export const AckLinkTtl = Config.Int("ALERT_ACK_LINK_TTL_S").pipe(Config.withDefault(7 * 86_400))
+
+interface LinkedAlert {
+  readonly organization_id: string
+  readonly level: AlertLevel
+  readonly title: string | null
+  readonly created_at: Date
+  readonly acknowledged_at: Date | null
+  readonly acknowledged_by: string | null
+  readonly expired: boolean
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
+
+/**
+ * The page a signed link opens: what it would acknowledge, and a button
+ * that POSTs to the same address. Opening it acknowledges nothing, so mail
+ * scanners and chat link previews cannot stop an escalation.
+ */
+const ackPage = (id: string, token: string, alert: LinkedAlert): string => {
+  const title = escapeHtml(alert.title ?? "Alert")
+  const action = `/api/v1/alerts/${encodeURIComponent(id)}/ack?token=${encodeURIComponent(token)}`
+  const state = alert.acknowledged_at === null
+    ? `<form method="post" action="${escapeHtml(action)}"><button type="submit">Acknowledge and stop the escalation</button></form>`
+    : `<p role="status">Already acknowledged at ${iso(alert.acknowledged_at)} by ${escapeHtml(alert.acknowledged_by ?? "")}.</p>`
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>Acknowledge: ${title}</title></head>
+<body><main><h1>Acknowledge this alert?</h1>
+<dl><dt>Alert</dt><dd>${title}</dd><dt>Level</dt><dd>${escapeHtml(alert.level)}</dd><dt>Raised</dt><dd>${iso(alert.created_at)}</dd></dl>
+${state}
+</main></body></html>
+`
+}
+
 type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: number }
 
 /**
@@ -59,13 +96,15 @@ export class Alerts extends Context.Service<Alerts, {
   list(principal: Principal, query: PageRequest & { readonly open?: "true" | "false" | undefined }): Effect.Effect<PageOf<Alert>, Forbidden | InvalidParameter>
   get(principal: Principal, id: string): Effect.Effect<Alert, Forbidden | NotFound>
   acknowledge(principal: Principal, id: string): Effect.Effect<Alert, Forbidden | NotFound>
-  acknowledgeByLink(id: string, token: string): Effect.Effect<{ id: string; acknowledged_at: string; acknowledged_by: string }, NotFound>
+  showLink(id: string, token: string): Effect.Effect<string, NotFound | LinkExpired>
+  acknowledgeByLink(id: string, token: string): Effect.Effect<{ id: string; acknowledged_at: string; acknowledged_by: string }, NotFound | LinkExpired>
 }>()("statusgrid/orgs/Alerts") {
   static readonly layer = Layer.effect(
     Alerts,
     Effect.gen(function*() {
       const sql = yield* SqlClient
       const box = yield* SecretBox
+      const linkTtlS = yield* Effect.orDie(AckLinkTtl)
 
       const alertRow = (orgId: string, id: string) =>
         sql<AlertRow>`SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)} FROM alerts t
@@ -113,13 +152,35 @@ export class Alerts extends Context.Service<Alerts, {
         })).pipe(Effect.catchTag("SqlError", Effect.die))
       })
 
-      const acknowledgeByLink = Effect.fn("Alerts.acknowledgeByLink")(function*(id: string, token: string) {
+      /**
+       * The alert a link signs, if its token is right and the link is younger
+       * than the TTL (counted from the alert, whose message carries the link).
+       */
+      const linkedAlert = Effect.fn("Alerts.linkedAlert")(function*(id: string, token: string, lock: boolean) {
         // A wrong token answers like a missing alert: the link tells nothing about alerts it does not sign.
-        if (!box.verify(ackPurpose, id, token)) return yield* new NotFound({ field: "id", message: `no alert ${id} for this link` })
+        const missing = new NotFound({ field: "id", message: `no alert ${id} for this link` })
+        if (!box.verify(ackPurpose, id, token)) return yield* missing
+        const [row] = yield* sql<LinkedAlert>`
+          SELECT organization_id, level, message ->> 'title' AS title, created_at, acknowledged_at, acknowledged_by,
+            created_at + make_interval(secs => ${linkTtlS}) <= now() AS expired
+          FROM alerts WHERE id = ${id}::uuid ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.orDie)
+        if (row === undefined) return yield* missing
+        if (row.expired) {
+          return yield* new LinkExpired({
+            field: "token",
+            message: `this acknowledgment link expired (links are valid ${linkTtlS} s after the alert); acknowledge the alert in the API or the dashboard`
+          })
+        }
+        return row
+      })
+
+      const showLink = Effect.fn("Alerts.showLink")(function*(id: string, token: string) {
+        return ackPage(id, token, yield* linkedAlert(id, token, false))
+      })
+
+      const acknowledgeByLink = Effect.fn("Alerts.acknowledgeByLink")(function*(id: string, token: string) {
         return yield* sql.withTransaction(Effect.gen(function*() {
-          const [before] = yield* sql<{ organization_id: string; acknowledged_at: Date | null }>`
-            SELECT organization_id, acknowledged_at FROM alerts WHERE id = ${id}::uuid FOR UPDATE`
-          if (before === undefined) return yield* new NotFound({ field: "id", message: `no alert ${id} for this link` })
+          const before = yield* linkedAlert(id, token, true)
           const row = yield* acknowledgeAlert(null, id, "link")
           if (before.acknowledged_at === null) {
             yield* sql`
@@ -136,6 +197,7 @@ export class Alerts extends Context.Service<Alerts, {
         list: (principal, query) => onSql(list(principal, query)),
         get: (principal, id) => onSql(get(principal, id)),
         acknowledge: (principal, id) => onSql(acknowledge(principal, id)),
+        showLink: (id, token) => onSql(showLink(id, token)),
         acknowledgeByLink: (id, token) => onSql(acknowledgeByLink(id, token))
       })
     })

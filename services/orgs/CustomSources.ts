@@ -11,10 +11,12 @@ import { type CheckClass, checkClassIntervalSeconds, keyFromName, SourceKey } fr
 import type { SourceStatus } from "../domain/Status.ts"
 import { checkUrlTarget, type TargetRefused } from "../monitors/AddressGuard.ts"
 import { MonitorConfig } from "../poller/MonitorAgents.ts"
+import { Publisher } from "../poller/Publisher.ts"
 import { ShardReloads } from "../poller/ShardReloads.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { ensureWithinLimit } from "./Limits.ts"
+import { publishManualChange } from "./ManualSourceChange.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 
 export interface CustomSourcePage {
@@ -159,6 +161,7 @@ export class CustomSources extends Context.Service<CustomSources, {
       const fetcher = yield* Fetcher
       const { allowPrivate } = yield* Effect.orDie(MonitorConfig)
       const reloads = yield* Effect.serviceOption(ShardReloads)
+      const publisher = yield* Publisher
 
       /** Tells the source's shard, when this process reaches the shards; bounded, as the shards also refresh on their own. */
       const reload = (key: string) =>
@@ -317,10 +320,16 @@ export class CustomSources extends Context.Service<CustomSources, {
             before: encodeRecord(toCustomSource(before)),
             after: encodeRecord(record)
           })
-          return record
+          return { record, before }
         })).pipe(Effect.catchTag("SqlError", Effect.die))
+        // A status set on a manual source is published as a polled change is: state, delta, events (and so alerts).
+        if (record.before.kind === "manual") {
+          yield* publishManualChange({ key, name: record.record.name }, record.before.status, record.record.status, new Date()).pipe(
+            Effect.provideService(Publisher, publisher)
+          )
+        }
         yield* reload(key)
-        return record
+        return record.record
       })
 
       const remove = Effect.fn("CustomSources.remove")(function*(principal: Principal, key: string) {

@@ -56,6 +56,8 @@ describe("eventsBetween", () => {
     const api = events.find((e) => e.component?.id === "api")!
     assert.deepStrictEqual(api.component, { id: "api", name: "API", previous_status: "operational", current_status: "critical" })
     assert.strictEqual(api.incident?.id, "inc1")
+    // The incident names what it affects: the notifier sends it to the stacks showing those components.
+    assert.deepStrictEqual(events.find((e) => e.type === "incident.created")!.incident?.components, ["api"])
     assert.strictEqual(api.timestamp, at.toISOString())
     // The same change observed again (another runner, a retry) has the same ids.
     assert.deepStrictEqual(eventsBetween(source, base, next, new Date()).map((e) => e.id), events.map((e) => e.id))

@@ -39,7 +39,8 @@ const incidentOf = (i: SnapshotIncident) => ({
   impact: i.impact,
   created_at: i.created_at,
   resolved_at: i.resolved_at,
-  update_count: i.update_count
+  update_count: i.update_count,
+  components: i.components
 })
 
 /**

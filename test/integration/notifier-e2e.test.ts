@@ -123,5 +123,47 @@ describe("notifier end to end", () => {
         const center = yield* call("GET", "/deliveries", { key: tenant.keys.viewer })
         assert.deepStrictEqual(center.body.data.map((d: { status: string }) => d.status), ["delivered"])
       }))
+
+    it.effect("a health check without sub-checks alerts through a rule when its status changes", () =>
+      Effect.gen(function*() {
+        const sim = yield* Sim
+        const sql = yield* SqlClient
+        const receiver = yield* Hook
+        const before = receiver.received.length
+        const page = sim.state.add({ key: "notify-health", name: "Notify Health", provider: "health_check", components: 0, groups: 0 })
+        yield* sql`INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
+          VALUES ('notify-health', 'Notify Health', 'catalog', 'health_check', ${page.baseUrl}, 'critical', 30)`
+        yield* ShardReloads.use((r) => r.sources(["notify-health"]))
+        // Polled once (its first snapshot is what the source already is).
+        yield* eventually(10_000, sql<{ at: Date | null }>`SELECT last_checked_at AS at FROM sources WHERE key = 'notify-health'`.pipe(
+          Effect.map((rows) => rows[0]?.at ?? undefined)))
+        const [components] = yield* sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM components c JOIN sources s ON s.id = c.source_id WHERE s.key = 'notify-health'`
+        assert.strictEqual(components!.n, 0)
+
+        const tenant = yield* newTenant("pro")
+        const key = tenant.keys.admin
+        const stack = yield* call("POST", "/stacks", { key, body: { name: "Health" } })
+        assert.strictEqual((yield* call("POST", `/stacks/${stack.body.id}/items`, { key, body: { kind: "source", source_key: "notify-health" } })).status, 201)
+        const channel = yield* call("POST", "/channels", { key, body: { type: "webhook", name: "Health hook", settings: { url: receiver.url } } })
+        assert.strictEqual(channel.status, 201)
+        const rule = { name: "Down", triggers: ["component.critical", "component.recovered"], cooldown_s: 0, channel_ids: [channel.body.id] }
+        assert.strictEqual((yield* call("POST", "/rules", { key, body: rule })).status, 201)
+
+        const incident = sim.state.openIncident(page.key, { title: "Health failing", impact: "critical" })
+        const down = yield* eventually(15_000, Effect.sync(() => (receiver.received.length > before ? receiver.received.slice(before) : undefined)))
+        const first = JSON.parse(down[0]!.body)
+        assert.strictEqual(first.event, "source.status_changed")
+        assert.deepStrictEqual(
+          [first.component.id, first.component.name, first.component.previous_status, first.component.current_status],
+          ["notify-health", "Notify Health", "operational", "down"]
+        )
+        assert.deepStrictEqual(first.stack, { id: stack.body.id, name: "Health", slug: stack.body.slug })
+        sim.state.resolveIncident(page.key, incident.id, {})
+        const both = yield* eventually(15_000, Effect.sync(() => (receiver.received.length > before + 1 ? receiver.received.slice(before) : undefined)))
+        yield* Effect.sleep("1500 millis")
+        assert.strictEqual(receiver.received.length - before, 2)
+        assert.strictEqual(JSON.parse(both[1]!.body).component.current_status, "operational")
+      }))
   })
 })

@@ -26,6 +26,7 @@ export const AlertLinksHttpNoDeps = HttpApiBuilder.group(
   Effect.fn(function*(handlers) {
     const alerts = yield* Alerts
     return handlers.handleAll({
+      showAcknowledgeLink: ({ params, query }) => alerts.showLink(params.id, query.token),
       acknowledgeByLink: ({ params, query }) => alerts.acknowledgeByLink(params.id, query.token)
     })
   })

@@ -3,6 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Fetcher } from "../../adapters/Fetcher.ts"
 import { Api } from "../../domain/api/Api.ts"
 import { CurrentPrincipal } from "../../domain/Principal.ts"
+import { Publisher } from "../../poller/Publisher.ts"
 import { CustomSources } from "../../orgs/CustomSources.ts"
 
 /** Handlers of the `customSources` group: an organization's private sources. */
@@ -27,5 +28,5 @@ export const CustomSourcesHttpNoDeps = HttpApiBuilder.group(
  */
 export const CustomSourcesHttp = CustomSourcesHttpNoDeps.pipe(
   Layer.provide(CustomSources.layer),
-  Layer.provide(Fetcher.layer)
+  Layer.provide(Layer.mergeAll(Fetcher.layer, Publisher.layer))
 )

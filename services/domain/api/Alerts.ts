@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { AlertLevel } from "../Rule.ts"
 import { OrgAuth } from "./Auth.ts"
 import { Forbidden, NotFound } from "./Errors.ts"
@@ -51,14 +51,39 @@ export class AlertsGroup extends HttpApiGroup.make("alerts")
   .annotateMerge(OpenApi.annotations({ title: "Alerts", description: "Alerts sent by notification rules; acknowledging one stops its escalation." }))
 {}
 
-/** The signed acknowledgment link put in escalating alerts' messages: no API key, the token is the authority. */
+/** 410: the signed acknowledgment link is older than `ALERT_ACK_LINK_TTL_S`; acknowledge in the API instead. */
+export class LinkExpired extends Schema.Error<LinkExpired>("LinkExpired")({
+  _tag: Schema.tagDefaultOmit("LinkExpired"),
+  code: Schema.tag("link_expired"),
+  message: Schema.String,
+  field: Schema.optionalKey(Schema.String)
+}, { httpApiStatus: 410, identifier: "LinkExpired" }) {}
+
+export const AlertAcknowledgment = Schema.Struct({ id: Uuid, acknowledged_at: Timestamp, acknowledged_by: Schema.String })
+  .annotate({ identifier: "AlertAcknowledgment" })
+
+const LinkQuery = { token: Schema.String.annotate({ description: "The signature from the alert's message." }) }
+
+/**
+ * The signed acknowledgment link put in escalating alerts' messages: no API
+ * key, the token is the authority. GET only shows what the link would
+ * acknowledge (mail scanners and chat previews open links), with a form
+ * that POSTs to the same address; POST acknowledges. A link is valid for
+ * `ALERT_ACK_LINK_TTL_S` after its alert was made.
+ */
 export class AlertLinksGroup extends HttpApiGroup.make("alertLinks")
   .add(
-    HttpApiEndpoint.get("acknowledgeByLink", "/alerts/:id/ack", {
+    HttpApiEndpoint.get("showAcknowledgeLink", "/alerts/:id/ack", {
       params: IdParams,
-      query: { token: Schema.String.annotate({ description: "The signature from the alert's message." }) },
-      success: Schema.Struct({ id: Uuid, acknowledged_at: Timestamp, acknowledged_by: Schema.String }).annotate({ identifier: "AlertAcknowledgment" }),
-      error: NotFound
+      query: LinkQuery,
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/html; charset=utf-8" })),
+      error: [NotFound, LinkExpired]
+    }).annotateMerge(OpenApi.annotations({ summary: "A page showing the alert the signed link acknowledges, with a button (acknowledges nothing)" })),
+    HttpApiEndpoint.post("acknowledgeByLink", "/alerts/:id/ack", {
+      params: IdParams,
+      query: LinkQuery,
+      success: AlertAcknowledgment,
+      error: [NotFound, LinkExpired]
     }).annotateMerge(OpenApi.annotations({ summary: "Acknowledge an alert through the signed link of its message" }))
   )
   .annotateMerge(OpenApi.annotations({ title: "Alert links" }))

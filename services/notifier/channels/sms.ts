@@ -1,5 +1,5 @@
 import { Result } from "effect"
-import type { SendResult, Sender } from "../Sender.ts"
+import type { Destination, SendResult, Sender } from "../Sender.ts"
 import type { Message } from "../Sender.ts"
 import { failure, ok, sendHttp } from "./http.ts"
 import type { HttpOptions } from "./http.ts"
@@ -26,6 +26,47 @@ export const smsBody = (message: Message, maxLength: number): string => {
   if (link === "") return clip(text, maxLength)
   if (room < 1) return link
   return `${clip(text, room)} ${link}`
+}
+
+/** The GSM 03.38 default alphabet: one septet each. */
+const gsmBasic = new Set(
+  "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà"
+)
+/** Its extension table: an escape and the character, two septets each. */
+const gsmExtended = new Set("^{}\\[~]|€\f")
+
+/**
+ * The segments one SMS of `body` is billed as. Bodies written entirely in
+ * the GSM-7 alphabet count septets (an extension character is two): up to
+ * 160 in one message, else 153 per segment (the rest is the concatenation
+ * header). Any other character makes the whole body UCS-2, counted in UTF-16
+ * units (an emoji is two): up to 70 in one message, else 67 per segment.
+ */
+export const smsSegments = (body: string): number => {
+  let septets = 0
+  let gsm = true
+  for (const ch of body) {
+    if (gsmBasic.has(ch)) septets += 1
+    else if (gsmExtended.has(ch)) septets += 2
+    else {
+      gsm = false
+      break
+    }
+  }
+  if (body === "") return 1
+  if (gsm) return septets <= 160 ? 1 : Math.ceil(septets / 153)
+  return body.length <= 70 ? 1 : Math.ceil(body.length / 67)
+}
+
+/**
+ * The messages a delivery of `message` to an SMS destination costs: its
+ * body's segments for each number. Undefined when the settings are invalid
+ * (the sender fails such a delivery without sending anything).
+ */
+export const smsCost = (destination: Destination, message: Message): number | undefined => {
+  const settings = settingsOf("sms", destination)
+  if (Result.isFailure(settings)) return undefined
+  return smsSegments(smsBody(message, settings.success.max_length)) * settings.success.phone_numbers.length
 }
 
 const messagesUrl = (apiUrl: string, accountSid: string): string =>
