@@ -13,6 +13,7 @@ import {
   outboundAgent,
   readBody,
   SourceGuardConfig,
+  sourcesRule,
   userAgent
 } from "../platform/Outbound.ts"
 import type { Fetched } from "./Adapter.ts"
@@ -73,7 +74,7 @@ const make = (options: FetcherOptions = {}): Effect.Effect<Fetcher["Service"], n
   Effect.gen(function*() {
     const maxBodyBytes = options.maxBodyBytes ?? maxDocumentBytes
     const trusted = yield* pool(undefined)
-    const guarded = yield* pool(options.guard ?? { allowPrivate: false })
+    const guarded = yield* pool({ rule: sourcesRule, ...(options.guard ?? { allowPrivate: false }) })
 
     return Fetcher.of({
       get: (url, getOptions = {}) => {

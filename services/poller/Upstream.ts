@@ -18,6 +18,7 @@ import {
   readBody,
   retryAfterMs,
   SourceGuardConfig,
+  sourcesRule,
   userAgent
 } from "../platform/Outbound.ts"
 import { conditionalHeaders, ValidatorCache, type Validators } from "./Upstream/validators.ts"
@@ -167,7 +168,7 @@ const make = (options: UpstreamOptions = {}): Effect.Effect<Upstream["Service"],
     const maxRedirections = options.maxRedirects ?? defaults.maxRedirects
     // Two pools: the operator's URLs, and organizations' URLs whose every connection (each redirect hop too) is guarded.
     const trusted = (yield* pool(undefined)).compose(interceptors.redirect({ maxRedirections }))
-    const guarded = (yield* pool(options.guard ?? { allowPrivate: false })).compose(interceptors.redirect({ maxRedirections }))
+    const guarded = (yield* pool({ rule: sourcesRule, ...(options.guard ?? { allowPrivate: false }) })).compose(interceptors.redirect({ maxRedirections }))
 
     const validators = new ValidatorCache(options.maxRememberedUrls ?? defaults.maxRememberedUrls)
     const counters = { requests: 0, notModified: 0, retries: 0, failures: 0, inFlight: 0 }
