@@ -336,6 +336,8 @@ export type Connector = (options: ConnectRequest, callback: ConnectCallback) => 
  * to every new connection, so every redirect hop and every DNS answer is
  * checked; a refusal is an `EPRIVATEADDRESS` error.
  */
+const unreachable = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "UND_ERR_CONNECT_TIMEOUT"])
+
 export const guardConnector = (connect: Connector, policy: GuardPolicy): Connector => {
   if (policy.allowPrivate) return connect
   const lookup = policy.lookup ?? systemLookupAll
@@ -347,13 +349,21 @@ export const guardConnector = (connect: Connector, policy: GuardPolicy): Connect
         const reason = refusedReason(a.address, port, policy)
         if (reason !== null) return callback(privateAddressError(host, a.address, reason, policy.rule), null)
       }
-      const first = addresses[0]
-      if (first === undefined) {
+      if (addresses.length === 0) {
         return callback(Object.assign(new Error(`${host} has no address`), { code: "ENOTFOUND" }), null)
       }
       // An IP literal as hostname: net.connect does no lookup of its own. SNI keeps the name (undici derives it from `host`).
       const servername = options.servername ?? (isIP(host) === 0 ? host : undefined)
-      connect({ ...options, hostname: first.address, ...(servername !== undefined ? { servername } : {}) }, callback)
+      // IPv4 first, then the first IPv6 address when the IPv4 one cannot be reached (a host without IPv6 routes, or the reverse).
+      const candidates = [addresses.find((a) => a.family === 4), addresses.find((a) => a.family === 6)]
+        .filter((a): a is LookupAddress => a !== undefined)
+      const attempt = (i: number) =>
+        connect({ ...options, hostname: candidates[i]!.address, ...(servername !== undefined ? { servername } : {}) }, (...result) => {
+          const [error] = result
+          if (error !== null && i + 1 < candidates.length && unreachable.has((error as { code?: string }).code ?? "")) return attempt(i + 1)
+          callback(...result)
+        })
+      attempt(0)
     }
     if (isIP(host) !== 0) return use([{ address: host, family: isIP(host) }])
     lookup(host).then(use, (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null))

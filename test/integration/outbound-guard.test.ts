@@ -147,6 +147,22 @@ describe("the outbound guard", () => {
       untouched()
     }).pipe(Effect.scoped))
 
+  it.live("an allowed host whose IPv4 address refuses is reached at its checked IPv6 address", () =>
+    Effect.gen(function*() {
+      const v6 = yield* Effect.promise(() =>
+        new Promise<number>((resolve) => {
+          const s = Http.createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(`{"status":"UP"}`))
+          s.listen(0, "::1", () => resolve((s.address() as AddressInfo).port))
+          s.unref()
+        })
+      )
+      const lookup: LookupAll = () => Promise.resolve([{ address: "::1", family: 6 }, { address: "127.0.0.2", family: 4 }])
+      const guard: GuardPolicy = { allowPrivate: false, lookup, allowAddresses: parseAllowedAddresses(["127.0.0.2", `[::1]:${v6}`]) }
+      const upstream = yield* Upstream.make({ guard, retries: 0, timeoutMs: 2_000 })
+      const result = yield* upstream.get(`http://dual.example.test:${v6}/health`)
+      assert.strictEqual(result._tag, "Fresh", JSON.stringify(result))
+    }).pipe(Effect.scoped))
+
   it.live("a 200 MB streamed body is cut at the 8 MiB cap while streaming: peak RSS does not grow by its size", () =>
     Effect.gen(function*() {
       const fetcher = yield* Fetcher.make({})
