@@ -76,6 +76,9 @@ const page = await listen((req, res) => {
 
 const policy: GuardPolicy = { allowPrivate: false, allowAddresses: parseAllowedAddresses([`127.0.0.1:${page.port}`]) }
 
+/** A name with an IPv6 and an IPv4 address, nothing listening at the IPv4 one. */
+const dualStack: LookupAll = () => Promise.resolve([{ address: "::1", family: 6 }, { address: "127.0.0.2", family: 4 }])
+
 const untouched = () => {
   assert.strictEqual(secret.requests, 0, "a request reached the private listener")
   assert.strictEqual(secret.connections, 0, "a connection reached the private listener")
@@ -156,8 +159,7 @@ describe("the outbound guard", () => {
           s.unref()
         })
       )
-      const lookup: LookupAll = () => Promise.resolve([{ address: "::1", family: 6 }, { address: "127.0.0.2", family: 4 }])
-      const guard: GuardPolicy = { allowPrivate: false, lookup, allowAddresses: parseAllowedAddresses(["127.0.0.2", `[::1]:${v6}`]) }
+      const guard: GuardPolicy = { allowPrivate: false, lookup: dualStack, allowAddresses: parseAllowedAddresses(["127.0.0.2", `[::1]:${v6}`]) }
       const upstream = yield* Upstream.make({ guard, retries: 0, timeoutMs: 2_000 })
       const result = yield* upstream.get(`http://dual.example.test:${v6}/health`)
       assert.strictEqual(result._tag, "Fresh", JSON.stringify(result))
