@@ -7,6 +7,7 @@ import {
   BodyError,
   bodyTooLarge,
   decodeBody,
+  defaultTimeoutMs,
   type GuardPolicy,
   isPrivateAddressRefusal,
   maxDocumentBytes,
@@ -44,7 +45,6 @@ export interface FetcherOptions {
   readonly maxBodyBytes?: number
 }
 
-const defaultTimeoutMs = 10_000
 const maxRedirections = 5
 
 const header = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
@@ -66,7 +66,7 @@ const describe = (error: unknown, timeoutMs: number, signal: AbortSignal): strin
 /** A small keep-alive pool following redirects, destroyed with the scope. */
 const pool = (guard: GuardPolicy | undefined) =>
   Effect.acquireRelease(
-    Effect.sync(() => outboundAgent({ guard, connections: 4, keepAliveTimeout: 4_000 })),
+    Effect.sync(() => outboundAgent({ guard, keepAliveTimeout: 4_000 })),
     (agent) => Effect.promise(() => agent.destroy().catch(() => undefined))
   ).pipe(Effect.map((agent) => agent.compose(interceptors.redirect({ maxRedirections }))))
 

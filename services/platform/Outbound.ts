@@ -27,6 +27,9 @@ export const monitorUserAgent = `statusgrid-monitor/${version} (+https://github.
 /** What status documents are asked for with. */
 export const acceptDocuments = "application/json, application/xml, text/xml, */*;q=0.8"
 
+/** Default time for one request, connect to last body byte (POLL_TIMEOUT_MS for the poller). */
+export const defaultTimeoutMs = 10_000
+
 /** Largest status document read (poller and detection): cut while streaming past it. */
 export const maxDocumentBytes = 8 * 1024 * 1024
 

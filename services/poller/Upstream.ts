@@ -10,6 +10,7 @@ import {
   BodyError,
   bodyTooLarge,
   decodeBody,
+  defaultTimeoutMs,
   type GuardPolicy,
   isPrivateAddressRefusal,
   isRetryableStatus,
@@ -100,7 +101,7 @@ export interface UpstreamOptions {
 }
 
 const defaults = {
-  timeoutMs: 10_000,
+  timeoutMs: defaultTimeoutMs,
   retries: 2,
   backoffBaseMs: 200,
   backoffCapMs: 2_000,
@@ -348,7 +349,12 @@ const make = (options: UpstreamOptions = {}): Effect.Effect<Upstream["Service"],
  * - At most `perHostConcurrency` attempts in flight per hostname; others wait
  *   (waiting and backoff are not part of `latencyMs`).
  * - Bodies over `maxBodyBytes` (8 MiB), on the wire or decoded, are Failed
- *   "body too large"; gzip, deflate and br are decoded.
+ *   "body too large" (cut while streaming); gzip, deflate and br are decoded.
+ * - The outbound module's agents (services/platform/Outbound.ts, decision
+ *   0009): a URL is an organization's unless `trusted` (catalog sources),
+ *   and every connection of an organization's URL, each redirect hop and DNS
+ *   answer included, passes the address guard; a refusal is Failed
+ *   "refused: …", not retried.
  */
 export class Upstream extends Context.Service<Upstream, {
   get(url: string, options?: GetOptions): Effect.Effect<UpstreamResult>
