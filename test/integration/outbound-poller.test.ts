@@ -6,17 +6,17 @@ import { SqlClient } from "effect/sql/SqlClient"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { ClickHouse } from "../../services/platform/ClickHouse.ts"
-import * as RedisBus from "../../services/platform/Bus/Redis.ts"
+import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import * as Poller from "../../services/poller/Poller.ts"
 import { ShardReloads } from "../../services/poller/ShardReloads.ts"
-import { freshDatabase, tempDir, testRedisUrl, withConfig } from "../support/stores.ts"
+import { freshDatabase, tempDir, withConfig } from "../support/stores.ts"
 
 /**
  * The poller on the outbound module (issue 12): organizations' sources are
  * guarded on every connection, catalog sources are not, and a bare URL is
- * detected by shape whatever its HTTP status. Real PostgreSQL, Redis, chDB
+ * detected by shape whatever its HTTP status. Real PostgreSQL, chDB
  * and HTTP servers; private targets refused except the test's status page
  * (OUTBOUND_ALLOW_ADDRESSES).
  */
@@ -64,7 +64,8 @@ const page = await listen((req, res) => {
 const stores = Layer.mergeAll(
   Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
   Layer.unwrap(Effect.map(tempDir("outbound-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
-  RedisBus.layer(testRedisUrl)
+  // The in-process bus: this test shares no Redis keys with the others.
+  MemoryBus.layer
 )
 const migrated = Layer.effectDiscard(Effect.gen(function*() {
   yield* Migrations.migratePostgres()
