@@ -7,7 +7,9 @@ import { decodeText, joinUrl, looksLikeHtml } from "./text.ts"
 
 export class DetectError extends Schema.TaggedError<DetectError>()("DetectError", {
   url: Schema.String,
-  message: Schema.String
+  message: Schema.String,
+  /** The address guard refused the page (it, or a redirect, leads to a private address): no type makes it readable. */
+  refused: Schema.optional(Schema.Boolean)
 }) {}
 
 export interface Detected {
@@ -63,14 +65,33 @@ const classify = (feedUrl: string, feed: Feed): Detected | undefined => {
 
 const first = <A>(candidates: ReadonlyArray<A | undefined>): A | undefined => candidates.find((c) => c !== undefined)
 
+export interface DetectOptions {
+  /** The operator's own URL (a catalog source): fetched without the address guard (decision 0009). */
+  readonly trusted?: boolean
+}
+
+/** What a URL answered: its status and body as text. */
+interface Answer {
+  readonly status: number
+  readonly text: string
+}
+
+/** Statuses that say the URL names nothing: not a health endpoint that is down, a wrong URL. */
+const absent = new Set([404, 410])
+
 /**
  * Which provider reads a status page URL: its known hosts, then JSON probes
  * validated by shape (the earliest adapter in registry order wins), then HTML
  * markers, then a feed (the URL itself, autodiscovered, or at a common path)
  * classified by the feed providers, and finally a plain HTTP health check
  * when the page answers at all (otherwise a DetectError: try again later).
+ *
+ * Shapes are validated whatever the HTTP status (decision 0004): a health
+ * endpoint answering 503 with a failing JSON body is detected while it
+ * fails, and reads as down. Only a page that gives no HTTP answer, or
+ * answers 404/410 with nothing recognisable, is a DetectError.
  */
-export const detect = Effect.fn("detect")(function*(input: string) {
+export const detect = Effect.fn("detect")(function*(input: string, options: DetectOptions = {}) {
   const url = yield* Effect.try({
     try: () => new URL(input),
     catch: () => new DetectError({ url: input, message: "not a valid URL" })
@@ -82,20 +103,23 @@ export const detect = Effect.fn("detect")(function*(input: string) {
   if (byHost) return { provider: byHost.id, by: "host", url: input } satisfies Detected
 
   const fetcher = yield* Fetcher
-  const get = (target: string) =>
-    fetcher.get(target, { timeoutMs: probeTimeoutMs }).pipe(
-      Effect.map((f) => (f.status >= 200 && f.status < 300 ? decodeText(f.body, f.contentType) : undefined)),
-      Effect.orElseSucceed(() => undefined)
+  const getOptions = { timeoutMs: probeTimeoutMs, trusted: options.trusted === true }
+  const answer = (target: string) =>
+    fetcher.get(target, getOptions).pipe(
+      Effect.map((f): Answer => ({ status: f.status, text: decodeText(f.body, f.contentType) }))
     )
+  const get = (target: string) =>
+    answer(target).pipe(Effect.map((a): string | undefined => a.text), Effect.orElseSucceed(() => undefined))
 
-  const [page, ...probed] = yield* Effect.all(
+  const [pageAnswer, ...probed] = yield* Effect.all(
     [
-      get(input),
+      answer(input).pipe(Effect.result),
       ...adapters.map((a: Adapter) => a.detect.probe ? get(joinUrl(input, a.detect.probe.path)) : Effect.succeed(undefined))
     ],
     { concurrency: "unbounded" }
   )
 
+  const page = pageAnswer._tag === "Success" ? pageAnswer.success.text : undefined
   // The page itself may be the JSON document (a URL given down to the API path).
   const pageJson = page !== undefined && !looksLikeHtml(page) ? parseJson(page) : undefined
   const byProbe = adapters.find((a: Adapter, i) => {
@@ -129,6 +153,15 @@ export const detect = Effect.fn("detect")(function*(input: string) {
   if (byFeed) return byFeed
 
   // A plain health check only for a page that answers: an unreachable URL is not a health endpoint that is down.
-  if (page === undefined) return yield* new DetectError({ url: input, message: "the page did not answer with 2xx" })
+  if (pageAnswer._tag === "Failure") {
+    const { message, refused } = pageAnswer.failure
+    return yield* new DetectError({ url: input, message: `the page did not answer: ${message}`, ...(refused ? { refused } : {}) })
+  }
+  if (absent.has(pageAnswer.success.status)) {
+    return yield* new DetectError({
+      url: input,
+      message: `the page answered ${pageAnswer.success.status} and nothing there is a status document`
+    })
+  }
   return { provider: "health_check", by: "fallback", url: input } satisfies Detected
 })

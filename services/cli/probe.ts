@@ -5,7 +5,7 @@ import { detect } from "../adapters/detect.ts"
 import { Fetcher } from "../adapters/Fetcher.ts"
 import * as Probe from "../adapters/Probe.ts"
 import { adapterFor, providerIds } from "../adapters/registry.ts"
-import { checkUrlTarget } from "../monitors/AddressGuard.ts"
+import { checkUrlTarget } from "../platform/AddressGuard.ts"
 import { type CheckOutcome, makeAgentPool, requestFromSettings, runCheck } from "../monitors/HttpCheck.ts"
 import { type FieldIssue, type ValidatedMonitor, validateMonitorResult } from "../monitors/Validate.ts"
 
@@ -256,7 +256,7 @@ export const probe = Command.make(
     }
     const snapshot = yield* Probe.read(adapter, source, new Date())
     yield* Console.log(JSON.stringify({ url: detected.url, provider: detected.provider, detected_by: detected.by, snapshot }, null, 2))
-  }, Effect.provide(Fetcher.layer))
+  }, Effect.provide(Fetcher.layerOperator))
 ).pipe(Command.withDescription(
   "Detect a status page's provider type and print what statusgrid reads from it, as JSON; " +
     "with --monitor, check a URL once as a website monitor and print the outcome"

@@ -5,12 +5,13 @@ import { performance } from "node:perf_hooks"
 import { rootCertificates, type TLSSocket } from "node:tls"
 import { Result } from "effect"
 import type { HttpMethod, KeywordMode, MonitorAuth } from "../domain/Monitor.ts"
-import { version } from "../platform/Version.ts"
-import { guardedLookup, hostOf, isDisallowedAddress } from "./AddressGuard.ts"
+import { guardedLookup, hostOf, isDisallowedAddress } from "../platform/AddressGuard.ts"
+import { monitorUserAgent } from "../platform/Outbound.ts"
 import { type ExpectedStatus, parseExpectedStatus } from "./ExpectedStatus.ts"
 import type { MonitorSettings } from "./Validate.ts"
 
-export const userAgent = `statusgrid-monitor/${version} (+https://github.com/statusgrid)`
+/** The monitors' own user agent, from the outbound module (services/platform/Outbound.ts), as its address guard. */
+export const userAgent = monitorUserAgent
 
 /** Most redirects followed; one more is `too_many_redirects`. */
 export const maxRedirects = 5

@@ -11,7 +11,7 @@ import { cursorAt, listPage, type PageRequest } from "../orgs/Paging.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { MonitorAgents } from "../poller/MonitorAgents.ts"
 import { ShardReloads } from "../poller/ShardReloads.ts"
-import { checkUrlTarget, type TargetRefused } from "./AddressGuard.ts"
+import { checkUrlTarget, type TargetRefused } from "../platform/AddressGuard.ts"
 import { headersOf, intArray, type MonitorSettingsRow, settingsOfRow } from "./MonitorRow.ts"
 import { type FieldIssue, MonitorInvalid, type MonitorSettings, validateMonitor } from "./Validate.ts"
 

@@ -1,5 +1,6 @@
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import type { ChannelType } from "../domain/Channel.ts"
+import { AllowAddressesConfig } from "../platform/Outbound.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { guardedAgent } from "./Egress.ts"
 import * as InvitationMailer from "./InvitationMailer.ts"
@@ -21,8 +22,9 @@ export class Senders extends Context.Service<Senders, Readonly<Record<ChannelTyp
       const pagerdutyEventsUrl = yield* Config.option(Config.String("PAGERDUTY_EVENTS_URL"))
       const slackApiUrl = yield* Config.option(Config.String("SLACK_API_URL"))
       const allowPrivate = yield* Config.Boolean("NOTIFIER_ALLOW_PRIVATE").pipe(Config.withDefault(false))
+      const allowAddresses = yield* AllowAddressesConfig
       return makeSenders({
-        ...(allowPrivate ? {} : { userDispatcher: guardedAgent() }),
+        ...(allowPrivate ? {} : { userDispatcher: guardedAgent(allowAddresses) }),
         ...(Option.isSome(smtpUrl) ? { smtpUrl: Redacted.value(smtpUrl.value) } : {}),
         ...(Option.isSome(smtpFrom) ? { smtpFrom: smtpFrom.value } : {}),
         ...(Option.isSome(twilioApiUrl) ? { twilioApiUrl: twilioApiUrl.value } : {}),

@@ -9,8 +9,7 @@ import { type Forbidden, InvalidParameter, NotFound, type PlanLimitReached, Unpr
 import type { Principal } from "../domain/Principal.ts"
 import { type CheckClass, checkClassIntervalSeconds, keyFromName, SourceKey } from "../domain/Source.ts"
 import type { SourceStatus } from "../domain/Status.ts"
-import { checkUrlTarget, type TargetRefused } from "../monitors/AddressGuard.ts"
-import { MonitorConfig } from "../poller/MonitorAgents.ts"
+import { checkUrlTarget, SourceGuardConfig, type TargetRefused } from "../platform/Outbound.ts"
 import { Publisher } from "../poller/Publisher.ts"
 import { ShardReloads } from "../poller/ShardReloads.ts"
 import { requirePermission } from "./Access.ts"
@@ -143,9 +142,11 @@ const modeOf = (input: CustomSourceCreate) =>
  * not given); manual sources carry the status users set.
  *
  * Their status page URLs must resolve to public addresses unless the operator
- * allows private targets (MONITOR_ALLOW_PRIVATE), as for monitors: detection
- * here and the shards' polling would otherwise let an organization read its
- * way into the operator's network.
+ * allows private targets (MONITOR_ALLOW_PRIVATE, OUTBOUND_ALLOW_ADDRESSES), as
+ * for monitors: detection here and the shards' polling would otherwise let an
+ * organization read its way into the operator's network. The check here is
+ * the early, readable refusal; the guarded connections of detection and
+ * polling (decision 0009) refuse every later redirect or DNS change.
  */
 export class CustomSources extends Context.Service<CustomSources, {
   list(principal: Principal, page: PageRequest): Effect.Effect<CustomSourcePage, Forbidden | InvalidParameter>
@@ -159,7 +160,7 @@ export class CustomSources extends Context.Service<CustomSources, {
     Effect.gen(function*() {
       const sql = yield* SqlClient
       const fetcher = yield* Fetcher
-      const { allowPrivate } = yield* Effect.orDie(MonitorConfig)
+      const policy = yield* Effect.orDie(SourceGuardConfig)
       const reloads = yield* Effect.serviceOption(ShardReloads)
       const publisher = yield* Publisher
 
@@ -168,7 +169,7 @@ export class CustomSources extends Context.Service<CustomSources, {
         Option.isNone(reloads) ? Effect.void : reloads.value.sources([key]).pipe(Effect.timeout(Duration.seconds(2)), Effect.ignore)
 
       const guard = (url: string) =>
-        checkUrlTarget(url, { allowPrivate }).pipe(
+        checkUrlTarget(url, policy).pipe(
           Effect.mapError((refused: TargetRefused) => {
             const kind = `a ${(refused.address_kind ?? "private").replace(/_/g, " ")} address`
             return new InvalidParameter({
@@ -198,10 +199,15 @@ export class CustomSources extends Context.Service<CustomSources, {
           const detected = yield* detect(url).pipe(
             Effect.provideService(Fetcher, fetcher),
             Effect.mapError((error: DetectError) =>
-              new Unprocessable({
-                field: "status_page_url",
-                message: `the provider of ${url} could not be detected (${error.message}); give status_page_type`
-              })
+              error.refused === true
+                ? new InvalidParameter({
+                  field: "status_page_url",
+                  message: `status_page_url ${url} is refused: ${error.message.replace(/^the page did not answer: refused: /, "")}`
+                })
+                : new Unprocessable({
+                  field: "status_page_url",
+                  message: `the provider of ${url} could not be detected (${error.message}); give status_page_type`
+                })
             )
           )
           // Detection may have found the document elsewhere (a feed link): that address is read, so it is guarded too.

@@ -13,6 +13,8 @@ export interface PolledSource {
   readonly url: string
   readonly poll_interval_s: number
   readonly regions: ReadonlyArray<string>
+  /** A catalog source (the operator's): read without the address guard; an organization's custom source is guarded (decision 0009). */
+  readonly trusted: boolean
 }
 
 export interface SnapshotChange {
@@ -84,7 +86,8 @@ export class SourceStore extends Context.Service<SourceStore, {
 
       const loadShard = (shard: number, shards: number) =>
         sql.unsafe<PolledSource>(
-          `SELECT id, key, name, provider_type, coalesce(poll_url, status_page_url) AS url, poll_interval_s, regions
+          `SELECT id, key, name, provider_type, coalesce(poll_url, status_page_url) AS url, poll_interval_s, regions,
+             organization_id IS NULL AS trusted
            FROM sources
            WHERE enabled AND kind <> 'manual' AND status_page_url IS NOT NULL
              AND ${shardExpr(shards)} = $1

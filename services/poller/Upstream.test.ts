@@ -3,9 +3,8 @@ import { ConfigProvider, Effect, Fiber, Layer } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Zlib from "node:zlib"
-import { userAgent } from "../adapters/Fetcher.ts"
+import { userAgent } from "../platform/Outbound.ts"
 import { Upstream, type UpstreamOptions, type UpstreamResult } from "./Upstream.ts"
-import { retryAfterMs } from "./Upstream/retry.ts"
 
 /** What a test server saw of one request. */
 interface Seen {
@@ -74,7 +73,8 @@ const freePort = Effect.promise(() =>
 )
 
 /** Small delays so retries run fast; tests override what they exercise. */
-const fast: UpstreamOptions = { backoffBaseMs: 5, backoffCapMs: 20, timeoutMs: 2_000 }
+// The servers of these tests are on 127.0.0.1: the address guard (tested in test/integration/outbound-guard.test.ts) is off.
+const fast: UpstreamOptions = { backoffBaseMs: 5, backoffCapMs: 20, timeoutMs: 2_000, guard: { allowPrivate: true } }
 
 const client = (options: UpstreamOptions = {}) => Upstream.make({ ...fast, ...options })
 
@@ -93,18 +93,6 @@ const latch = () => {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-describe("Retry-After", () => {
-  it("reads delta-seconds and HTTP-dates, and ignores anything else", () => {
-    const now = Date.parse("2026-11-22T10:00:00Z")
-    assert.strictEqual(retryAfterMs("120", now), 120_000)
-    assert.strictEqual(retryAfterMs(" 0 ", now), 0)
-    assert.strictEqual(retryAfterMs("Sun, 22 Nov 2026 10:00:30 GMT", now), 30_000)
-    assert.strictEqual(retryAfterMs("Sun, 22 Nov 2026 09:00:00 GMT", now), 0)
-    assert.strictEqual(retryAfterMs("soon", now), undefined)
-    assert.strictEqual(retryAfterMs(undefined, now), undefined)
-  })
-})
 
 describe("Upstream", () => {
   it.live("remembers an ETag, sends If-None-Match, and returns NotModified on a 304", () =>
@@ -458,7 +446,7 @@ describe("Upstream", () => {
   it.live("the layer reads POLL_TIMEOUT_MS and POLL_RETRIES", () =>
     Effect.gen(function*() {
       const server = yield* serve(() => {})
-      const config = ConfigProvider.layer(ConfigProvider.fromUnknown({ POLL_TIMEOUT_MS: "150", POLL_RETRIES: "0" }))
+      const config = ConfigProvider.layer(ConfigProvider.fromUnknown({ POLL_TIMEOUT_MS: "150", POLL_RETRIES: "0", MONITOR_ALLOW_PRIVATE: "true" }))
       const result = yield* Upstream.use((upstream) => upstream.get(`${server.origin}/`)).pipe(
         Effect.provide(Upstream.layer.pipe(Layer.provide(config)))
       )

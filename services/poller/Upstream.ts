@@ -1,11 +1,27 @@
 import type { IncomingHttpHeaders } from "node:http"
 import { Clock, Config, Context, Effect, Layer, Random, Schema, Semaphore } from "effect"
 import type { Scope } from "effect"
-import { Agent, interceptors } from "undici"
+import { type Agent, interceptors } from "undici"
 import type { Fetched } from "../adapters/Adapter.ts"
-import { userAgent } from "../adapters/Fetcher.ts"
-import { acceptEncoding, BodyError, bodyTooLarge, decodeBody, readBody } from "./Upstream/body.ts"
-import { backoffDelayMs, isRetryableStatus, retryAfterMs } from "./Upstream/retry.ts"
+import {
+  acceptDocuments,
+  acceptEncoding,
+  backoffDelayMs,
+  BodyError,
+  bodyTooLarge,
+  decodeBody,
+  defaultTimeoutMs,
+  type GuardPolicy,
+  isPrivateAddressRefusal,
+  isRetryableStatus,
+  maxDocumentBytes,
+  outboundAgent,
+  readBody,
+  retryAfterMs,
+  SourceGuardConfig,
+  sourcesRule,
+  userAgent
+} from "../platform/Outbound.ts"
 import { conditionalHeaders, ValidatorCache, type Validators } from "./Upstream/validators.ts"
 
 export interface GetOptions {
@@ -13,6 +29,12 @@ export interface GetOptions {
   readonly timeoutMs?: number
   /** Send If-None-Match / If-Modified-Since from the URL's last 2xx answer. Default true. */
   readonly conditional?: boolean
+  /**
+   * The operator's own URL (a catalog source): connected to without the
+   * address guard. Default false: the URL is an organization's and every
+   * connection (redirects included) passes the layer's guard.
+   */
+  readonly trusted?: boolean
 }
 
 /** An HTTP answer with a body: any 2xx, or the final status of a 4xx/5xx (the adapter decides what it means). */
@@ -74,15 +96,17 @@ export interface UpstreamOptions {
   readonly keepAliveTimeoutMs?: number
   /** Redirects followed per attempt. Default 5. */
   readonly maxRedirects?: number
+  /** The address guard of untrusted URLs (decision 0009). Default: private targets refused. */
+  readonly guard?: GuardPolicy
 }
 
 const defaults = {
-  timeoutMs: 10_000,
+  timeoutMs: defaultTimeoutMs,
   retries: 2,
   backoffBaseMs: 200,
   backoffCapMs: 2_000,
   perHostConcurrency: 6,
-  maxBodyBytes: 8 * 1024 * 1024,
+  maxBodyBytes: maxDocumentBytes,
   maxRememberedUrls: 200_000,
   keepAliveTimeoutMs: 60_000,
   maxRedirects: 5
@@ -103,7 +127,7 @@ type Outcome =
 
 const requestHeaders = {
   "user-agent": userAgent,
-  accept: "application/json, application/xml, text/xml, */*;q=0.8",
+  accept: acceptDocuments,
   "accept-encoding": acceptEncoding
 } as const
 
@@ -122,27 +146,30 @@ const make = (options: UpstreamOptions = {}): Effect.Effect<Upstream["Service"],
     const maxBodyBytes = Math.max(0, options.maxBodyBytes ?? defaults.maxBodyBytes)
     const keepAliveTimeoutMs = Math.max(1, options.keepAliveTimeoutMs ?? defaults.keepAliveTimeoutMs)
 
-    const agent = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        new Agent({
-          // More connections than requests allowed in flight per host would never be used.
-          connections: perHost,
-          pipelining: 1,
-          keepAliveTimeout: keepAliveTimeoutMs,
-          keepAliveMaxTimeout: Math.max(keepAliveTimeoutMs, 600_000),
-          connectTimeout: timeoutMs,
-          // Backstops only: each attempt's own timeout (below) covers headers and body together.
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs
-        })
-      ),
-      // close() lets requests in flight finish; past a few seconds, cut them off.
-      (agent) =>
-        Effect.promise(() => agent.close().catch(() => undefined)).pipe(
-          Effect.timeoutOrElse({ duration: 5_000, orElse: () => Effect.promise(() => agent.destroy().catch(() => undefined)) })
-        )
-    )
-    const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: options.maxRedirects ?? defaults.maxRedirects }))
+    const agentOptions = {
+      // More connections than requests allowed in flight per host would never be used.
+      connections: perHost,
+      pipelining: 1,
+      keepAliveTimeout: keepAliveTimeoutMs,
+      keepAliveMaxTimeout: Math.max(keepAliveTimeoutMs, 600_000),
+      connectTimeout: timeoutMs,
+      // Backstops only: each attempt's own timeout (below) covers headers and body together.
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs
+    }
+    const pool = (guard: GuardPolicy | undefined) =>
+      Effect.acquireRelease(
+        Effect.sync(() => outboundAgent({ ...agentOptions, guard })),
+        // close() lets requests in flight finish; past a few seconds, cut them off.
+        (agent: Agent) =>
+          Effect.promise(() => agent.close().catch(() => undefined)).pipe(
+            Effect.timeoutOrElse({ duration: 5_000, orElse: () => Effect.promise(() => agent.destroy().catch(() => undefined)) })
+          )
+      )
+    const maxRedirections = options.maxRedirects ?? defaults.maxRedirects
+    // Two pools: the operator's URLs, and organizations' URLs whose every connection (each redirect hop too) is guarded.
+    const trusted = (yield* pool(undefined)).compose(interceptors.redirect({ maxRedirections }))
+    const guarded = (yield* pool({ rule: sourcesRule, ...(options.guard ?? { allowPrivate: false }) })).compose(interceptors.redirect({ maxRedirections }))
 
     const validators = new ValidatorCache(options.maxRememberedUrls ?? defaults.maxRememberedUrls)
     const counters = { requests: 0, notModified: 0, retries: 0, failures: 0, inFlight: 0 }
@@ -171,6 +198,7 @@ const make = (options: UpstreamOptions = {}): Effect.Effect<Upstream["Service"],
 
     /** One attempt; `retryDelay` decides, from a 5xx/429's Retry-After, whether to retry instead of reading the body. */
     const attempt = (
+      dispatcher: typeof trusted,
       target: URL,
       headers: Readonly<Record<string, string>>,
       attemptTimeoutMs: number,
@@ -249,7 +277,7 @@ const make = (options: UpstreamOptions = {}): Effect.Effect<Upstream["Service"],
         attempts++
         const { result, latencyMs } = yield* withHostSlot(
           target.hostname,
-          timed(attempt(target, sent, attemptTimeoutMs, retryDelay(attempts)).pipe(Effect.result))
+          timed(attempt(getOptions?.trusted === true ? trusted : guarded, target, sent, attemptTimeoutMs, retryDelay(attempts)).pipe(Effect.result))
         )
         if (result._tag === "Failure") {
           const delayMs = result.failure.retryable ? yield* retryDelay(attempts)(undefined) : undefined
@@ -321,7 +349,12 @@ const make = (options: UpstreamOptions = {}): Effect.Effect<Upstream["Service"],
  * - At most `perHostConcurrency` attempts in flight per hostname; others wait
  *   (waiting and backoff are not part of `latencyMs`).
  * - Bodies over `maxBodyBytes` (8 MiB), on the wire or decoded, are Failed
- *   "body too large"; gzip, deflate and br are decoded.
+ *   "body too large" (cut while streaming); gzip, deflate and br are decoded.
+ * - The outbound module's agents (services/platform/Outbound.ts, decision
+ *   0009): a URL is an organization's unless `trusted` (catalog sources),
+ *   and every connection of an organization's URL, each redirect hop and DNS
+ *   answer included, passes the address guard; a refusal is Failed
+ *   "refused: …", not retried.
  */
 export class Upstream extends Context.Service<Upstream, {
   get(url: string, options?: GetOptions): Effect.Effect<UpstreamResult>
@@ -332,7 +365,10 @@ export class Upstream extends Context.Service<Upstream, {
 
   static readonly layerWith = (options: UpstreamOptions) => Layer.effect(Upstream, make(options))
 
-  /** From POLL_TIMEOUT_MS (10000), POLL_RETRIES (2) and POLL_PER_HOST_CONCURRENCY (6). */
+  /**
+   * From POLL_TIMEOUT_MS (10000), POLL_RETRIES (2) and POLL_PER_HOST_CONCURRENCY (6); untrusted URLs
+   * guarded as MONITOR_ALLOW_PRIVATE and OUTBOUND_ALLOW_ADDRESSES say.
+   */
   static readonly layer = Layer.effect(
     Upstream,
     Effect.gen(function*() {
@@ -341,7 +377,8 @@ export class Upstream extends Context.Service<Upstream, {
       const perHostConcurrency = yield* Config.Int("POLL_PER_HOST_CONCURRENCY").pipe(
         Config.withDefault(defaults.perHostConcurrency)
       )
-      return yield* make({ timeoutMs, retries, perHostConcurrency })
+      const guard = yield* SourceGuardConfig
+      return yield* make({ timeoutMs, retries, perHostConcurrency, guard })
     })
   )
 }
@@ -373,6 +410,13 @@ const timed = <A, E>(effect: Effect.Effect<A, E>) =>
     return { result, latencyMs: Math.round(Number(end - start) / 100_000) / 10 }
   })
 
+const refusalMessage = (error: unknown): string => {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if ((e as { code?: unknown }).code === "EPRIVATEADDRESS") return `refused: ${e.message}`
+  }
+  return "refused: private address"
+}
+
 const timeoutCodes = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"])
 /** Undici errors that say the request itself is wrong, not the network. */
 const permanentUndiciCodes = new Set(["UND_ERR_INVALID_ARG", "UND_ERR_NOT_SUPPORTED", "UND_ERR_HEADERS_OVERFLOW"])
@@ -386,6 +430,8 @@ const errorCode = (error: unknown): string | undefined => {
 /** A short, stable description of why an attempt failed, and whether retrying may help. */
 const attemptError = (error: unknown, timeoutMs: number, connectTimeoutMs: number): AttemptError => {
   if (error instanceof BodyError) return new AttemptError({ message: error.message, retryable: error.retryable })
+  // The address guard's refusal names the host and the address; another attempt would be refused again.
+  if (isPrivateAddressRefusal(error)) return new AttemptError({ message: refusalMessage(error), retryable: false })
   const code = errorCode(error)
   const message = error instanceof Error ? error.message : String(error)
   if (code === undefined) return new AttemptError({ message, retryable: true })

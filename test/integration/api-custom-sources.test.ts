@@ -100,7 +100,7 @@ describe("custom sources API", () => {
         assert.deepStrictEqual(undetectable.body, {
           code: "unprocessable",
           field: "status_page_url",
-          message: `the provider of ${deadUrl} could not be detected (the page did not answer with 2xx); give status_page_type`
+          message: `the provider of ${deadUrl} could not be detected (the page did not answer: ECONNREFUSED); give status_page_type`
         })
         assert.strictEqual(yield* countSources(tenant.id), 0)
         assert.deepStrictEqual(yield* auditOf(tenant.id), [])

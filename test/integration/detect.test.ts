@@ -104,7 +104,7 @@ const sitesLayer = Layer.effect(
 )
 
 describe("provider detection", () => {
-  layer(Layer.mergeAll(simLayer, sitesLayer, Fetcher.layer), { timeout: 60_000, excludeTestServices: true })("over HTTP", (it) => {
+  layer(Layer.mergeAll(simLayer, sitesLayer, Fetcher.layerOperator), { timeout: 60_000, excludeTestServices: true })("over HTTP", (it) => {
     it.effect("recognises every provider the simulator serves, and reads it", () =>
       Effect.gen(function*() {
         const sim = yield* Sim

@@ -31,7 +31,7 @@ const get = (url: string, headers: Record<string, string> = {}) =>
 const keyOf = (provider: string) => syntheticSpecs(5200).find((s) => s.provider === provider)!.key
 
 describe("upstream simulator", () => {
-  layer(Layer.merge(simLayer, Fetcher.layer), { timeout: 60_000, excludeTestServices: true })("serving 5,200 sources", (it) => {
+  layer(Layer.merge(simLayer, Fetcher.layerOperator), { timeout: 60_000, excludeTestServices: true })("serving 5,200 sources", (it) => {
     it.effect("serves the catalog's 5,200 synthetic sources in every provider format", () =>
       Effect.gen(function*() {
         const sim = yield* Sim

@@ -41,7 +41,8 @@ const addSources = (keys: ReadonlyArray<string>, synthetic = false) =>
       provider_type: "statuspage_io",
       url: `https://status.example/${r.key}`,
       poll_interval_s: 300,
-      regions: []
+      regions: [],
+      trusted: true
     }))
   })
 

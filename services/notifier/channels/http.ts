@@ -1,7 +1,6 @@
 import { request } from "undici"
 import type { Dispatcher } from "undici"
-import { userAgent } from "../../adapters/Fetcher.ts"
-import { isPrivateAddressRefusal } from "../Egress.ts"
+import { isPrivateAddressRefusal, isRetryableStatus, retryAfterMs, userAgent } from "../../platform/Outbound.ts"
 import type { SendContext, SendResult } from "../Sender.ts"
 
 /**
@@ -43,22 +42,8 @@ export const ok: SendResult = { ok: true, status: 0, retryable: false, error: ""
 export const failure = (status: number, retryable: boolean, error: string, retryAfterMs?: number): SendResult =>
   retryAfterMs === undefined ? { ok: false, status, retryable, error } : { ok: false, status, retryable, retryAfterMs, error }
 
-/**
- * `Retry-After` in milliseconds: delay-seconds (Discord sends fractions, so
- * decimals are accepted) or an IMF-fixdate measured against `nowMs` (a date
- * in the past is 0). Undefined when absent or unreadable.
- */
-export const parseRetryAfter = (value: string | undefined, nowMs: number): number | undefined => {
-  if (value === undefined) return undefined
-  const trimmed = value.trim()
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed) * 1000)
-  // Date.parse reads "1.5" or "12" as dates: only accept something shaped like an HTTP-date (it has a weekday or month name).
-  if (!/[A-Za-z]{3}/.test(trimmed)) return undefined
-  const date = Date.parse(trimmed)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs)
-}
-
-export const isRetryableStatus = (status: number): boolean => status === 429 || status >= 500
+/** `Retry-After` in milliseconds: the outbound module's one parser (services/platform/Outbound.ts). */
+export const parseRetryAfter = retryAfterMs
 
 /** The result of an answer with `status`, its Retry-After header and the start of its body. */
 export const resultOfStatus = (status: number, retryAfter: string | undefined, bodySnippet: string, nowMs: number): SendResult => {

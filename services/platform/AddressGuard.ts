@@ -1,11 +1,14 @@
 import * as dns from "node:dns"
-import { isIP } from "node:net"
+import { isIP, type Socket } from "node:net"
 import { Effect, Schema } from "effect"
 
 /**
- * Monitors check URLs their owners typed: without this guard a monitor could
- * probe the operator's own network (SSRF). Addresses are refused when they
- * are not globally routable unicast, whatever their spelling.
+ * The address guard of every outbound request to a URL an organization
+ * supplied (monitors, custom sources, webhooks and chat webhooks): without it
+ * such a URL could probe the operator's own network (SSRF). Addresses are
+ * refused when they are not globally routable unicast, whatever their
+ * spelling, unless the installation allows private targets or lists the
+ * address in `allowAddresses` (OUTBOUND_ALLOW_ADDRESSES). Decision 0009.
  */
 export type DisallowedReason =
   | "loopback"
@@ -170,13 +173,62 @@ const privateMessage = (host: string, address: string, reason: DisallowedReason,
     : `${host} resolves to ${address}, a ${reason.replace(/_/g, " ")} address; ${rule}`
 
 /**
+ * Private addresses an installation lets organization-supplied URLs reach
+ * anyway (OUTBOUND_ALLOW_ADDRESSES): `10.0.0.7` (any port) or `10.0.0.7:8080`,
+ * IPv6 as `[fd00::7]:8080`. Parsed once; `allows` is a set lookup.
+ */
+export interface AllowedAddresses {
+  readonly allows: (address: string, port: number) => boolean
+}
+
+export const noAllowedAddresses: AllowedAddresses = { allows: () => false }
+
+export const parseAllowedAddresses = (entries: ReadonlyArray<string>): AllowedAddresses => {
+  const exact = new Set<string>()
+  for (const raw of entries) {
+    const entry = raw.trim()
+    if (entry === "") continue
+    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry)
+    const v4 = /^([0-9.]+)(?::(\d+))?$/.exec(entry)
+    const [address, port] = bracketed ? [bracketed[1]!, bracketed[2]] : v4 ? [v4[1]!, v4[2]] : [entry, undefined]
+    if (isIP(address) === 0) throw new Error(`${JSON.stringify(raw)} is not an IP address or IP:port`)
+    exact.add(port === undefined ? address : `${address}|${Number(port)}`)
+  }
+  if (exact.size === 0) return noAllowedAddresses
+  return { allows: (address, port) => exact.has(address) || exact.has(`${address}|${port}`) }
+}
+
+/** What decides whether an organization-supplied URL may be reached. */
+export interface GuardPolicy {
+  /** Private targets allowed (MONITOR_ALLOW_PRIVATE, NOTIFIER_ALLOW_PRIVATE): the guard is off. */
+  readonly allowPrivate: boolean
+  /** Private addresses allowed all the same (OUTBOUND_ALLOW_ADDRESSES). */
+  readonly allowAddresses?: AllowedAddresses
+  /** The resolver (tests inject a stub); default `dns.lookup` with every address. */
+  readonly lookup?: LookupAll
+  /** The end of a refusal's sentence: what is allowed, and which setting lifts it. */
+  readonly rule?: string
+}
+
+/** The port a URL connects to. */
+export const portOf = (url: URL): number => url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : 80
+
+/** Why `address` may not be connected to on `port` under `policy`, or null when it may. */
+const refusedReason = (address: string, port: number, policy: GuardPolicy): DisallowedReason | null => {
+  if (policy.allowPrivate) return null
+  const reason = isDisallowedAddress(address)
+  return reason !== null && policy.allowAddresses?.allows(address, port) === true ? null : reason
+}
+
+/**
  * Resolves the URL's host (every address) and refuses it when any address is
- * disallowed, unless `allowPrivate`. Used when a monitor is created or its
- * URL changes; `guardedLookup` repeats the check on every connection.
+ * disallowed, unless `allowPrivate`. Used when a monitor or custom source is
+ * created or its URL changes; the guarded connectors repeat the check on
+ * every connection.
  */
 export const checkUrlTarget = Effect.fnUntraced(function*(
   url: string,
-  options: { readonly allowPrivate: boolean; readonly lookup?: LookupAll }
+  options: GuardPolicy
 ): Effect.fn.Return<ReadonlyArray<LookupAddress>, TargetRefused> {
   let parsed: URL
   try {
@@ -201,18 +253,17 @@ export const checkUrlTarget = Effect.fnUntraced(function*(
   if (addresses.length === 0) {
     return yield* new TargetRefused({ reason: "dns", host, message: `${host} has no address` })
   }
-  if (!options.allowPrivate) {
-    for (const a of addresses) {
-      const reason = isDisallowedAddress(a.address)
-      if (reason !== null) {
-        return yield* new TargetRefused({
-          reason: "private_address",
-          host,
-          address: a.address,
-          address_kind: reason,
-          message: privateMessage(host, a.address, reason)
-        })
-      }
+  const port = portOf(parsed)
+  for (const a of addresses) {
+    const reason = refusedReason(a.address, port, options)
+    if (reason !== null) {
+      return yield* new TargetRefused({
+        reason: "private_address",
+        host,
+        address: a.address,
+        address_kind: reason,
+        message: privateMessage(host, a.address, reason, options.rule)
+      })
     }
   }
   return addresses
@@ -262,4 +313,67 @@ export const guardedLookup = (allowPrivate: boolean, rule = monitorsRule): Guard
       cb(null, first.address, first.family)
     })
   }
+}
+
+/** The connection an undici connector is asked for (a subset of `buildConnector.Options`). */
+export interface ConnectRequest {
+  readonly hostname: string
+  readonly host?: string
+  readonly protocol: string
+  readonly port: string
+  readonly servername?: string
+  readonly [key: string]: unknown
+}
+
+export type ConnectCallback = (...args: [null, Socket] | [Error, null]) => void
+export type Connector = (options: ConnectRequest, callback: ConnectCallback) => void
+
+/**
+ * Wraps an undici connector so that the address actually connected to is
+ * the address checked: the host is resolved here (every address), refused
+ * when any address is disallowed, and the socket opened to the checked IP
+ * itself (the name still goes out as TLS SNI and in the Host header). Applied
+ * to every new connection, so every redirect hop and every DNS answer is
+ * checked; a refusal is an `EPRIVATEADDRESS` error.
+ */
+const unreachable = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "UND_ERR_CONNECT_TIMEOUT"])
+
+export const guardConnector = (connect: Connector, policy: GuardPolicy): Connector => {
+  if (policy.allowPrivate) return connect
+  const lookup = policy.lookup ?? systemLookupAll
+  return (options, callback) => {
+    const host = options.hostname.startsWith("[") ? options.hostname.slice(1, -1) : options.hostname
+    const port = options.port !== "" ? Number(options.port) : options.protocol === "https:" ? 443 : 80
+    const use = (addresses: ReadonlyArray<LookupAddress>) => {
+      for (const a of addresses) {
+        const reason = refusedReason(a.address, port, policy)
+        if (reason !== null) return callback(privateAddressError(host, a.address, reason, policy.rule), null)
+      }
+      if (addresses.length === 0) {
+        return callback(Object.assign(new Error(`${host} has no address`), { code: "ENOTFOUND" }), null)
+      }
+      // An IP literal as hostname: net.connect does no lookup of its own. SNI keeps the name (undici derives it from `host`).
+      const servername = options.servername ?? (isIP(host) === 0 ? host : undefined)
+      // IPv4 first, then the first IPv6 address when the IPv4 one cannot be reached (a host without IPv6 routes, or the reverse).
+      const candidates = [addresses.find((a) => a.family === 4), addresses.find((a) => a.family === 6)]
+        .filter((a): a is LookupAddress => a !== undefined)
+      const attempt = (i: number) =>
+        connect({ ...options, hostname: candidates[i]!.address, ...(servername !== undefined ? { servername } : {}) }, (...result) => {
+          const [error] = result
+          if (error !== null && i + 1 < candidates.length && unreachable.has((error as { code?: string }).code ?? "")) return attempt(i + 1)
+          callback(...result)
+        })
+      attempt(0)
+    }
+    if (isIP(host) !== 0) return use([{ address: host, family: isIP(host) }])
+    lookup(host).then(use, (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null))
+  }
+}
+
+/** Whether an error (or one of its causes) is the guard's refusal: final, never worth a retry. */
+export const isPrivateAddressRefusal = (error: unknown): boolean => {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if ((e as { code?: unknown }).code === "EPRIVATEADDRESS") return true
+  }
+  return false
 }

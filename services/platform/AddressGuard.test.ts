@@ -3,7 +3,7 @@ import { Effect, Result } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { isIP } from "node:net"
-import { checkUrlTarget, guardedLookup, isDisallowedAddress, type LookupAll, TargetRefused } from "./AddressGuard.ts"
+import { checkUrlTarget, guardedLookup, isDisallowedAddress, type LookupAll, parseAllowedAddresses, TargetRefused } from "./AddressGuard.ts"
 
 const refused: ReadonlyArray<readonly [string, string]> = [
   ["127.0.0.1", "loopback"],
@@ -216,4 +216,26 @@ describe("guardedLookup", () => {
       server.close()
     }
   })
+})
+
+describe("parseAllowedAddresses (OUTBOUND_ALLOW_ADDRESSES)", () => {
+  it("allows an address on any port, or on one port; IPv6 in brackets; refuses what is not an address", () => {
+    const allowed = parseAllowedAddresses(["10.0.0.7", " 192.168.1.2:8080 ", "[fd00::7]:443", ""])
+    assert.isTrue(allowed.allows("10.0.0.7", 80))
+    assert.isTrue(allowed.allows("10.0.0.7", 9000))
+    assert.isTrue(allowed.allows("192.168.1.2", 8080))
+    assert.isFalse(allowed.allows("192.168.1.2", 80))
+    assert.isTrue(allowed.allows("fd00::7", 443))
+    assert.isFalse(allowed.allows("127.0.0.1", 80))
+    assert.throws(() => parseAllowedAddresses(["intranet.example"]), /is not an IP address or IP:port/)
+  })
+
+  it("lets checkUrlTarget accept a listed private address and still refuse the others", () =>
+    Effect.gen(function*() {
+      const allowAddresses = parseAllowedAddresses(["10.0.0.7:8080"])
+      const ok = yield* checkUrlTarget("http://10.0.0.7:8080/status", { allowPrivate: false, allowAddresses })
+      assert.deepStrictEqual(ok, [{ address: "10.0.0.7", family: 4 }])
+      const other = yield* checkUrlTarget("http://10.0.0.7/status", { allowPrivate: false, allowAddresses }).pipe(Effect.flip)
+      assert.strictEqual(other.reason, "private_address")
+    }).pipe(Effect.runPromise))
 })
