@@ -66,6 +66,9 @@ describe("Catalog", () => {
         assert.strictEqual(yield* count(enabledSynthetic), 0)
         assert.strictEqual(yield* count("SELECT count(*)::int AS n FROM sources WHERE synthetic"), 50)
         assert.strictEqual(yield* count(enabledReal), real)
+        // A benchmark or a demo on such a data directory enables its own again.
+        assert.deepStrictEqual(yield* Catalog.enableSynthetic(Catalog.syntheticEntries(20, "http://127.0.0.1:4666")), { enabled: 20, changed: 20 })
+        assert.strictEqual(yield* count(enabledSynthetic), 20)
         yield* sql`DELETE FROM sources WHERE synthetic`
       }))
 
