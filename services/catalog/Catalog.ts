@@ -267,14 +267,22 @@ export const seedIfEmpty = Effect.fn("Catalog.seedIfEmpty")(function*() {
  */
 export const enableSynthetic = Effect.fn("Catalog.enableSynthetic")(function*(entries: ReadonlyArray<CatalogEntry>) {
   const sql = yield* SqlClient
-  const synthetic = entries.filter((e) => e.synthetic)
-  yield* load(synthetic)
-  const keys = synthetic.map((e) => e.key as string)
-  const enabled = yield* sql<{ key: string }>`
-    UPDATE sources SET enabled = (key = ANY(${keys}::text[])), poll_url = NULL, updated_at = now()
-    WHERE synthetic AND (enabled IS DISTINCT FROM (key = ANY(${keys}::text[])) OR poll_url IS NOT NULL)
-    RETURNING key`
-  return { enabled: keys.length, changed: enabled.length }
+  // One transaction: a demo never starts with half its sources enabled.
+  return yield* sql.withTransaction(Effect.gen(function*() {
+    const synthetic = entries.filter((e) => e.synthetic)
+    yield* load(synthetic)
+    const keys = synthetic.map((e) => e.key as string)
+    // Semi-joins on the key list (hashed), not `key = ANY(...)` per row: 4,100 keys against 4,100 rows.
+    const enabled = yield* sql<{ key: string }>`
+      UPDATE sources SET enabled = true, poll_url = NULL, updated_at = now()
+      WHERE synthetic AND key IN (SELECT unnest(${keys}::text[])) AND (NOT enabled OR poll_url IS NOT NULL)
+      RETURNING key`
+    const disabled = yield* sql<{ key: string }>`
+      UPDATE sources SET enabled = false, updated_at = now()
+      WHERE synthetic AND enabled AND key NOT IN (SELECT unnest(${keys}::text[]))
+      RETURNING key`
+    return { enabled: keys.length, changed: enabled.length + disabled.length }
+  }))
 })
 
 /**
