@@ -73,6 +73,8 @@ const summary = (r: AutocannonResult, seconds: number) => ({
 export const runApiBench = Effect.fn("bench.api")(function*(options: ApiBenchOptions) {
   yield* Migrations.migratePostgres()
   yield* Catalog.seedIfEmpty()
+  // The read mix runs over the real pages and the demo's synthetic sources, 5,243 in all (nothing polls them here).
+  yield* Catalog.enableSynthetic(Catalog.syntheticEntries(Catalog.demoSyntheticCount, "http://127.0.0.1:4100"))
   const sql = yield* SqlClient
   const keys = (yield* sql<{ key: string }>`SELECT key FROM sources WHERE organization_id IS NULL ORDER BY key`).map((r) => r.key)
   const { id } = yield* Organizations.use((o) => o.create({ name: "Bench", slug: `bench-${Date.now().toString(36)}`, plan: "pro" }))

@@ -55,7 +55,8 @@ export const runPollerBench = Effect.fn("bench.poller")(function*(options: Polle
       behaviour: { latency_min_ms: 50, latency_max_ms: 500, error_rate: 0.01 }
     }).pipe(Effect.map((s) => ({ url: s.url })))
   yield* Migrations.migrateAll()
-  yield* Catalog.load(Catalog.syntheticEntries(options.sources, sim.url))
+  // Benchmarks keep their synthetic sources: exactly these N are enabled, whatever the data directory held.
+  yield* Catalog.enableSynthetic(Catalog.syntheticEntries(options.sources, sim.url))
   // The poller starts once the sources exist, so its first checks spread over one interval.
   return yield* measure(options, sim).pipe(Effect.provide(pollerLayer))
 })

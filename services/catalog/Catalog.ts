@@ -1,4 +1,4 @@
-import { Array as Arr, Config, Effect, Schema } from "effect"
+import { Array as Arr, Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
@@ -108,14 +108,11 @@ export const syntheticEntries = (count: number, simulatorUrl: string): Array<Cat
     synthetic: true
   }))
 
-/** Synthetic sources added to the real seed so the default catalog holds 5,243 sources. */
-export const defaultSyntheticCount = 4100
-
-/** The default catalog: the real seed plus synthetic sources served by the simulator at `SIMULATOR_URL`. */
-export const defaultCatalog = Effect.fn("Catalog.defaultCatalog")(function*() {
-  const simulatorUrl = yield* Config.String("SIMULATOR_URL").pipe(Config.withDefault("http://127.0.0.1:4100"))
-  return [...(yield* realSeed()), ...syntheticEntries(defaultSyntheticCount, simulatorUrl)]
-})
+/**
+ * The synthetic sources of the demo (`statusgrid start --demo`): 4,100, served by the simulator the
+ * demo runs beside the service. Production installs load only the real seed.
+ */
+export const demoSyntheticCount = 4100
 
 const decodeEntry = (value: unknown, where: string) =>
   Schema.decodeUnknownEffect(CatalogEntry)(value).pipe(
@@ -252,15 +249,53 @@ export const load = Effect.fn("Catalog.load")(function*(entries: ReadonlyArray<C
   return counts
 })
 
-/** Loads the default catalog when no catalog source exists yet; returns how many it added. */
+/** Loads the real seed when no real catalog source exists yet; returns how many it added. */
 export const seedIfEmpty = Effect.fn("Catalog.seedIfEmpty")(function*() {
   const sql = yield* SqlClient
-  const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM sources WHERE kind = 'catalog'`
+  const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM sources WHERE kind = 'catalog' AND NOT synthetic`
   if ((row?.n ?? 0) > 0) return 0
-  const { inserted } = yield* load(yield* defaultCatalog())
+  const { inserted } = yield* load(yield* realSeed())
   return inserted
 })
 
+/**
+ * Serves and polls exactly these synthetic sources (the demo's): loads them
+ * (inserting or updating by key, so their URLs follow the simulator), enables
+ * them, and disables every other synthetic source. The place read by the
+ * poller is reset to the status page, since an older one may point at
+ * another simulator address. Returns how many it enabled.
+ */
+export const enableSynthetic = Effect.fn("Catalog.enableSynthetic")(function*(entries: ReadonlyArray<CatalogEntry>) {
+  const sql = yield* SqlClient
+  // One transaction: a demo never starts with half its sources enabled.
+  return yield* sql.withTransaction(Effect.gen(function*() {
+    const synthetic = entries.filter((e) => e.synthetic)
+    yield* load(synthetic)
+    const keys = synthetic.map((e) => e.key as string)
+    // Semi-joins on the key list (hashed), not `key = ANY(...)` per row: 4,100 keys against 4,100 rows.
+    const enabled = yield* sql<{ key: string }>`
+      UPDATE sources SET enabled = true, poll_url = NULL, updated_at = now()
+      WHERE synthetic AND key IN (SELECT unnest(${keys}::text[])) AND (NOT enabled OR poll_url IS NOT NULL)
+      RETURNING key`
+    const disabled = yield* sql<{ key: string }>`
+      UPDATE sources SET enabled = false, updated_at = now()
+      WHERE synthetic AND enabled AND key NOT IN (SELECT unnest(${keys}::text[]))
+      RETURNING key`
+    return { enabled: keys.length, changed: enabled.length + disabled.length }
+  }))
+})
+
+/**
+ * Neither serves nor polls any synthetic source (a start without --demo):
+ * they stay stored, disabled, with their history and the stack items that
+ * name them. Returns how many it disabled.
+ */
+export const disableSynthetic = Effect.fn("Catalog.disableSynthetic")(function*() {
+  const sql = yield* SqlClient
+  const rows = yield* sql<{ key: string }>`
+    UPDATE sources SET enabled = false, updated_at = now() WHERE synthetic AND enabled RETURNING key`
+  return rows.length
+})
 
 /** Every catalog source, ordered by key, in the file format `parseFile` reads. */
 export const exportAll = Effect.fn("Catalog.exportAll")(function*() {

@@ -1,6 +1,6 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Layer, Runtime } from "effect"
-import { Command } from "effect/cli"
+import { Command, Flag } from "effect/cli"
 import { bench } from "./bench.ts"
 import { catalog } from "./catalog.ts"
 import { org } from "./org.ts"
@@ -9,6 +9,7 @@ import { runner } from "./runner.ts"
 import { serve } from "./serve.ts"
 import { simulate } from "./simulate.ts"
 import * as Catalog from "../catalog/Catalog.ts"
+import * as Demo from "../demo/Demo.ts"
 import * as Logging from "../platform/Logging.ts"
 import * as Migrations from "../platform/Migrations.ts"
 import * as Stores from "../platform/Stores.ts"
@@ -17,16 +18,32 @@ import * as Cluster from "../poller/Cluster.ts"
 
 const start = Command.make(
   "start",
-  {},
-  Effect.fn(function*() {
+  {
+    demo: Flag.Boolean("demo").pipe(Flag.withDescription(
+      "Demo mode: run the upstream simulator as a child process, serve its synthetic sources and keep them changing"
+    ), Flag.withDefault(false))
+  },
+  Effect.fn(function*({ demo }) {
     yield* Migrations.migrateAll()
     const added = yield* Catalog.seedIfEmpty()
     if (added > 0) yield* Effect.logInfo("loaded the default catalog").pipe(Effect.annotateLogs({ sources: added }))
+    if (demo) {
+      yield* Demo.start()
+    } else {
+      // Synthetic sources belong to the demo: kept, but neither served nor polled (services/demo/README.md).
+      const disabled = yield* Catalog.disableSynthetic()
+      if (disabled > 0) {
+        yield* Effect.logInfo("synthetic sources disabled; start with --demo to serve them").pipe(
+          Effect.annotateLogs({ sources: disabled })
+        )
+      }
+    }
     return yield* serve(Cluster.single)
-  }, Effect.provide(Stores.layer))
+  }, Effect.scoped, Effect.provide(Stores.layer))
 ).pipe(Command.withDescription(
   "Run everything in one process: stores (embedded unless DATABASE_URL, REDIS_URL, CLICKHOUSE_URL are set), " +
-    "migrations, the default catalog, the pollers and the HTTP server on PORT"
+    "migrations, the catalog of real status pages, the pollers and the HTTP server on PORT; " +
+    "--demo adds the simulator and its synthetic sources, for a machine without internet"
 ))
 
 const migrate = Command.make(

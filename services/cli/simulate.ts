@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schedule } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Simulator from "../simulator/Server.ts"
 
@@ -22,9 +22,13 @@ export const simulate = Command.make(
     timeoutRate: Flag.Finite("timeout-rate").pipe(
       Flag.withDescription("Share of requests never answered (0-1)"),
       Flag.withDefault(0)
+    ),
+    stopWithParent: Flag.Boolean("stop-with-parent").pipe(
+      Flag.withDescription("Exit when the process that started this one ends, even by SIGKILL (the demo's child)"),
+      Flag.withDefault(false)
     )
   },
-  Effect.fn(function*({ port, host, sources, latency, errorRate, timeoutRate }) {
+  Effect.fn(function*({ port, host, sources, latency, errorRate, timeoutRate, stopWithParent }) {
     const match = Option.isSome(latency) ? latencyPattern.exec(latency.value) : null
     if (Option.isSome(latency) && !match) return yield* Effect.fail(new Error("--latency: expected N or MIN-MAX (milliseconds)"))
     const min = match ? Number(match[1]) : 0
@@ -40,7 +44,13 @@ export const simulate = Command.make(
       sources: sim.state.sources.size,
       control: `${sim.url}/_control/sources`
     }))
-    return yield* Effect.never
+    if (!stopWithParent) return yield* Effect.never
+    // A parent that ends, however it ends, leaves this process to another parent.
+    const parent = process.ppid
+    return yield* Effect.sync(() => process.ppid).pipe(
+      Effect.repeat({ until: (ppid) => ppid !== parent, schedule: Schedule.spaced("500 millis") }),
+      Effect.andThen(Effect.logInfo("the parent process ended; stopping the simulator"))
+    )
   }, Effect.scoped)
 ).pipe(Command.withDescription(
   "Serve simulated upstream status pages in every provider format, with a control API to change them"

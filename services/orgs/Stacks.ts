@@ -296,7 +296,11 @@ export class Stacks extends Context.Service<Stacks, {
         })).pipe(Effect.catchTag("SqlError", Effect.die))
       })
 
-      /** The item's target as a stack_items column, or 404 when the organization cannot see it. */
+      /**
+       * The item's target as a stack_items column, or 404 when the organization cannot see it: its own
+       * sources, and the catalog's enabled ones (the public API's; not the demo's synthetic sources
+       * outside a demo).
+       */
       const target = (orgId: string, input: StackItemAdd) =>
         Effect.gen(function*() {
           // The schema guarantees the one field `kind` names.
@@ -304,10 +308,10 @@ export class Stacks extends Context.Service<Stacks, {
           const [row] = yield* (input.kind === "component"
             ? sql<{ id: string }>`
                 SELECT c.id FROM components c JOIN sources s ON s.id = c.source_id
-                WHERE c.id = ${ref}::uuid AND (s.organization_id IS NULL OR s.organization_id = ${orgId}::uuid)`
+                WHERE c.id = ${ref}::uuid AND ((s.organization_id IS NULL AND s.enabled) OR s.organization_id = ${orgId}::uuid)`
             : input.kind === "source"
             ? sql<{ id: string }>`
-                SELECT s.id FROM sources s WHERE s.key = ${ref} AND (s.organization_id IS NULL OR s.organization_id = ${orgId}::uuid)`
+                SELECT s.id FROM sources s WHERE s.key = ${ref} AND ((s.organization_id IS NULL AND s.enabled) OR s.organization_id = ${orgId}::uuid)`
             : sql<{ id: string }>`SELECT m.id FROM monitors m WHERE m.id = ${ref}::uuid AND m.organization_id = ${orgId}::uuid`)
           if (row === undefined) {
             return yield* new NotFound({ field: itemField[input.kind], message: `no ${input.kind} ${ref} visible to this organization` })

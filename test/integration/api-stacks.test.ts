@@ -288,10 +288,15 @@ describe("stacks API", () => {
         // The next one goes last.
         const next = yield* addItem(tenant, stack.id, { kind: "component", component_id: catalog.components[0] })
         assert.strictEqual((next as unknown as { position: number }).position, 5)
-        // An unknown component, source or monitor is 404 naming the field.
+        // An unknown component, source or monitor is 404 naming the field; so is a disabled catalog
+        // source (a synthetic one outside a demo) and its components.
+        const hidden = yield* catalogSource(1)
+        yield* SqlClient.use((sql) => sql`UPDATE sources SET synthetic = true, enabled = false WHERE id = ${hidden.id}::uuid`)
         for (const [body, field] of [
           [{ kind: "component", component_id: "00000000-0000-4000-8000-000000000000" }, "component_id"],
           [{ kind: "source", source_key: "no-such-source" }, "source_key"],
+          [{ kind: "component", component_id: hidden.components[0] }, "component_id"],
+          [{ kind: "source", source_key: hidden.key }, "source_key"],
           [{ kind: "monitor", monitor_id: "00000000-0000-4000-8000-000000000000" }, "monitor_id"]
         ] as const) {
           const r = yield* call("POST", `/stacks/${stack.id}/items`, { key: tenant.keys.member, body })

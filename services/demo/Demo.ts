@@ -1,0 +1,48 @@
+import { Config, Effect, Option, Schedule } from "effect"
+import * as Catalog from "../catalog/Catalog.ts"
+import { syntheticSpecs } from "../catalog/Synthetic.ts"
+import { makeDemoWorld } from "./DemoWorld.ts"
+import { DemoError, spawnSimulator } from "./SimulatorChild.ts"
+
+/** Demo settings (README, Configuration). */
+export const DemoConfig = Config.all({
+  simulatorUrl: Config.String("SIMULATOR_URL").pipe(Config.withDefault("http://127.0.0.1:4100")),
+  sources: Config.Int("DEMO_SOURCES").pipe(Config.withDefault(Catalog.demoSyntheticCount)),
+  tickMs: Config.Int("DEMO_TICK_MS").pipe(Config.withDefault(60_000)),
+  seed: Config.option(Config.Int("DEMO_SEED"))
+})
+
+/**
+ * Demo mode (`statusgrid start --demo`), for as long as the scope lasts: the
+ * simulator as a child process at SIMULATOR_URL serving DEMO_SOURCES synthetic
+ * sources, those sources enabled in the catalog (pointing at it) and every
+ * other synthetic source disabled, and the demo world changing some of them
+ * every DEMO_TICK_MS.
+ */
+export const start = Effect.fn("Demo.start")(function*() {
+  const config = yield* DemoConfig
+  if (config.sources < 1 || config.sources > 20_000) {
+    return yield* new DemoError({ message: `DEMO_SOURCES: expected 1 to 20000, got ${config.sources}` })
+  }
+  if (config.tickMs < 100) return yield* new DemoError({ message: `DEMO_TICK_MS: expected at least 100, got ${config.tickMs}` })
+  const simulator = yield* spawnSimulator({ url: config.simulatorUrl, sources: config.sources })
+  const { enabled } = yield* Catalog.enableSynthetic(Catalog.syntheticEntries(config.sources, simulator.url))
+
+  // Sources polled every 30 or 60 s show a change within a minute; the others would lag by up to 15 minutes.
+  const specs = syntheticSpecs(config.sources)
+  const often = specs.filter((s) => s.check_class === "critical" || s.check_class === "high")
+  const seed = Option.getOrElse(config.seed, () => Date.now() % 2 ** 31)
+  const world = makeDemoWorld({ simulatorUrl: simulator.url, keys: (often.length > 0 ? often : specs).map((s) => s.key), seed })
+  yield* world.step().pipe(
+    Effect.tap((report) => Effect.logDebug("demo world tick").pipe(Effect.annotateLogs({ ...report }))),
+    Effect.repeat(Schedule.spaced(config.tickMs)),
+    Effect.forkScoped
+  )
+  yield* Effect.logInfo("demo mode: the simulator runs beside the service").pipe(Effect.annotateLogs({
+    simulator: simulator.url,
+    sources: enabled,
+    tick_ms: config.tickMs,
+    seed
+  }))
+  return simulator
+})
