@@ -1,6 +1,6 @@
-import { Array as Arr, Context, Effect, Layer } from "effect"
+import { Array as Arr, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import type { Snapshot } from "../domain/Snapshot.ts"
+import { Observation } from "./Changes.ts"
 
 /** What a shard needs to know of one of its sources. */
 export interface PolledSource {
@@ -17,7 +17,8 @@ export interface PolledSource {
 
 export interface SnapshotChange {
   readonly source: PolledSource
-  readonly snapshot: Snapshot
+  /** The changed snapshot, and since when its statuses hold */
+  readonly observation: Observation
   readonly at: Date
 }
 
@@ -42,6 +43,11 @@ export const shardExpr = (shards: number, column = "key") =>
 export class SourceStore extends Context.Service<SourceStore, {
   /** Enabled, readable sources whose key falls in `shard` of `shards`. */
   loadShard(shard: number, shards: number): Effect.Effect<ReadonlyArray<PolledSource>>
+  /**
+   * The last observation saved of each of these sources (by id); sources never observed, or whose
+   * saved observation this version cannot read, are absent.
+   */
+  loadObservations(ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, Observation>>
   /** Stores the provider type the poller detected, and where it reads the source when that is not the status page. */
   setDetected(id: string, provider: string, url: string): Effect.Effect<void>
   /** Records when sources were last checked (and their last error), in one statement. */
@@ -49,7 +55,7 @@ export class SourceStore extends Context.Service<SourceStore, {
   /**
    * Writes changed snapshots, several sources in one transaction (one commit
    * instead of one per source): status and counts, components (with
-   * hierarchy), incidents.
+   * hierarchy), incidents, and the observation itself (`source_observations`).
    */
   applySnapshots(changes: ReadonlyArray<SnapshotChange>): Effect.Effect<void>
 }>()("statusgrid/poller/SourceStore") {
@@ -82,8 +88,27 @@ export class SourceStore extends Context.Service<SourceStore, {
               poll_url = CASE WHEN ${url} = status_page_url THEN NULL ELSE ${url} END, updated_at = now()
             WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
-      const applyOne = ({ source, snapshot, at }: SnapshotChange) =>
+      const decodeObservation = Schema.decodeUnknownEffect(Observation)
+      const loadObservations = (ids: ReadonlyArray<string>) =>
         Effect.gen(function*() {
+          const found = new Map<string, Observation>()
+          if (ids.length === 0) return found
+          const rows = yield* sql<{ source_id: string; observation: unknown }>`
+            SELECT source_id, jsonb_build_object('snapshot', snapshot, 'since', since) AS observation
+            FROM source_observations WHERE source_id = ANY(${ids}::uuid[])`.pipe(Effect.orDie)
+          for (const row of rows) {
+            const decoded = yield* decodeObservation(row.observation).pipe(Effect.result)
+            if (decoded._tag === "Success") found.set(row.source_id, decoded.success)
+            else yield* Effect.logWarning("saved observation unreadable, first snapshot compared with nothing").pipe(
+              Effect.annotateLogs({ source_id: row.source_id })
+            )
+          }
+          return found
+        })
+
+      const applyOne = ({ source, observation, at }: SnapshotChange) =>
+        Effect.gen(function*() {
+          const snapshot = observation.snapshot
           const when = at.toISOString()
           const leaves = snapshot.components.filter((c) => !c.is_group).length
           const open = snapshot.incidents.filter((i) => i.resolved_at === null).length
@@ -156,6 +181,13 @@ export class SourceStore extends Context.Service<SourceStore, {
             UPDATE incidents SET resolved_at = greatest(${when}::timestamptz, started_at), status = 'resolved'
             WHERE source_id = ${source.id} AND resolved_at IS NULL
               AND NOT (external_id = ANY(${snapshot.incidents.map((i) => i.id)}::text[]))`
+
+          // What the next shard to run the source compares its first snapshot with.
+          yield* sql`
+            INSERT INTO source_observations (source_id, snapshot, since, observed_at)
+            VALUES (${source.id}::uuid, ${JSON.stringify(snapshot)}::jsonb, ${JSON.stringify(observation.since)}::jsonb, ${when}::timestamptz)
+            ON CONFLICT (source_id) DO UPDATE SET
+              snapshot = EXCLUDED.snapshot, since = EXCLUDED.since, observed_at = EXCLUDED.observed_at`
         })
 
       const applySnapshots = (changes: ReadonlyArray<SnapshotChange>) =>
@@ -163,7 +195,7 @@ export class SourceStore extends Context.Service<SourceStore, {
           ? Effect.void
           : sql.withTransaction(Effect.forEach(changes, applyOne, { discard: true })).pipe(Effect.orDie)
 
-      return SourceStore.of({ loadShard, setDetected, markChecked, applySnapshots })
+      return SourceStore.of({ loadShard, loadObservations, setDetected, markChecked, applySnapshots })
     })
   )
 }

@@ -1,0 +1,239 @@
+import { Deferred, Effect, Fiber, Layer, type Scope } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import { Redis } from "ioredis"
+import { randomBytes } from "node:crypto"
+import { assert, describe, it } from "vitest"
+import type { StatusEvent } from "../../services/domain/Event.ts"
+import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
+import { Organizations } from "../../services/orgs/Organizations.ts"
+import * as Migrations from "../../services/platform/Migrations.ts"
+import * as Postgres from "../../services/platform/Postgres.ts"
+import * as Simulator from "../../services/simulator/Server.ts"
+import { newTenant, type Tenant } from "../support/api.ts"
+import { waitFor } from "../support/eventually.ts"
+import { childEnv, freePort, type Running, startService } from "../support/process.ts"
+import { type HttpReceiver, startHttpReceiver } from "../support/receivers.ts"
+import { freshDatabase, tempDir, testRedisUrl } from "../support/stores.ts"
+
+/**
+ * No change lost across restarts and runner fail-over, with real `statusgrid start` and `statusgrid
+ * runner` processes on PostgreSQL and Redis, the simulator upstream and a webhook receiver: a change
+ * made while no process polls its source becomes one event and one alert once one does again, and a
+ * change seen before a restart and again after it alerts once.
+ */
+
+/**
+ * A Redis database of this file's own, derived from TEST_REDIS_URL: every notifier on a Redis database
+ * reads `sg:events` in one consumer group, so processes of another file would take this file's events.
+ */
+const redisUrl = (() => {
+  const url = new URL(testRedisUrl)
+  url.pathname = `/${(Number(url.pathname.slice(1) || "0") + 7) % 16}`
+  return url.toString()
+})()
+/** Processes sharing a database share the key of its sealed channel secrets. */
+const secretsKey = randomBytes(32).toString("base64")
+
+interface Component {
+  /** The provider's id (the simulator's) */
+  readonly external: string
+  /** Ours (PostgreSQL), as in alerts */
+  readonly id: string
+}
+
+interface World {
+  readonly databaseUrl: string
+  readonly sim: Simulator.Simulator
+  readonly key: string
+  readonly redis: Redis
+  readonly hook: HttpReceiver
+  readonly tenant: Tenant
+}
+
+/**
+ * A simulated Statuspage source (the only catalog source, so no default catalog is loaded), a webhook
+ * receiver, an emptied Redis database and a Pro organization, on a fresh database.
+ */
+const world = Effect.gen(function*() {
+  const sim = yield* Simulator.make({ port: 0, host: "127.0.0.1", sources: 0 })
+  const page = sim.state.add({ key: "restart-shop", name: "Restart Shop", provider: "statuspage_io", components: 2, groups: 0 })
+  const databaseUrl = yield* freshDatabase
+  const redis = yield* Effect.acquireRelease(
+    Effect.promise(async () => {
+      const redis = new Redis(redisUrl)
+      await redis.flushdb()
+      return redis
+    }),
+    (redis) => Effect.promise(() => redis.quit())
+  )
+  const hook = yield* Effect.acquireRelease(Effect.promise(() => startHttpReceiver(() => ({ status: 200 }))), (r) => Effect.promise(r.close))
+  const tenant = yield* Effect.gen(function*() {
+    yield* Migrations.migratePostgres()
+    const sql = yield* SqlClient
+    yield* sql`INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
+      VALUES (${page.key}, ${page.name}, 'catalog', 'statuspage_io', ${page.baseUrl}, 'critical', 30)`
+    return yield* newTenant("pro")
+  }).pipe(Effect.provide(Layer.mergeAll(Organizations.layer, ApiKeys.layer).pipe(
+    Layer.provideMerge(Postgres.layerServer(databaseUrl, { maxConnections: 1 }))
+  )))
+  return { databaseUrl, sim, key: page.key, redis, hook, tenant } satisfies World
+})
+
+/** Kills the process with SIGKILL and waits until it is gone. */
+const sigkill = (running: Running) =>
+  Effect.callback<void>((resume) => {
+    if (running.child.exitCode !== null || running.child.signalCode !== null) return resume(Effect.void)
+    running.child.once("exit", () => resume(Effect.void))
+    running.child.kill("SIGKILL")
+  })
+
+/** `statusgrid start` or `statusgrid runner` on the world's stores, polling every second; killed when the scope closes. */
+const serve = (w: World, command: "start" | "runner", extra: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const env = childEnv({
+      DATABASE_URL: w.databaseUrl,
+      REDIS_URL: redisUrl,
+      DATA_DIR: yield* tempDir("restart"),
+      PORT: String(yield* Effect.promise(freePort)),
+      ...(command === "runner" ? { RUNNER_PORT: String(yield* Effect.promise(freePort)) } : {}),
+      SECRETS_KEY: secretsKey,
+      POLLER_INTERVAL_OVERRIDE_S: "1",
+      POLLER_KEEPER_MS: "500",
+      NOTIFIER_POLL_MS: "100",
+      // The receiver listens on 127.0.0.1, which the notifier refuses unless told otherwise.
+      NOTIFIER_ALLOW_PRIVATE: "true",
+      ...extra
+    })
+    return yield* Effect.acquireRelease(Effect.promise(() => startService(env, 60_000, [command])), sigkill)
+  })
+
+const sql = <A, E>(w: World, effect: Effect.Effect<A, E, SqlClient>) =>
+  effect.pipe(Effect.provide(Postgres.layerServer(w.databaseUrl, { maxConnections: 1 })))
+
+/** The source's components once its first snapshot is stored. */
+const components = (w: World) =>
+  waitFor(30_000, "the first snapshot stored", sql(w, Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const rows = yield* sql<{ id: string; external_id: string }>`SELECT id, external_id FROM components ORDER BY position`
+    return rows.length === 2 ? rows.map((r): Component => ({ id: r.id, external: r.external_id })) : undefined
+  })))
+
+/** A stack of the components, a webhook channel to the receiver and a rule on component.critical, without cooldown. */
+const alertOn = (w: World, running: Running, shown: ReadonlyArray<Component>) =>
+  Effect.gen(function*() {
+    const api = (path: string, body: unknown) =>
+      Effect.promise(async () => {
+        const response = await fetch(`${running.url}/api/v1${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${w.tenant.keys.admin}`, "content-type": "application/json" },
+          body: JSON.stringify(body)
+        })
+        const reply = (await response.json()) as { id: string }
+        assert.strictEqual(response.status, 201, JSON.stringify(reply))
+        return reply
+      })
+    const stack = yield* api("/stacks", { name: "Shop" })
+    for (const c of shown) yield* api(`/stacks/${stack.id}/items`, { kind: "component", component_id: c.id })
+    const channel = yield* api("/channels", { type: "webhook", name: "Ops", settings: { url: `${w.hook.url}/hook` } })
+    // No cooldown: only the event ids keep a change observed twice from alerting twice.
+    yield* api("/rules", { name: "Critical", triggers: ["component.critical"], channel_ids: [channel.id], cooldown_s: 0 })
+  })
+
+/** The component's changes on `sg:events`, oldest first. */
+const eventsOf = (w: World, c: Component) =>
+  Effect.promise(async () => {
+    const entries = await w.redis.xrange("sg:events", "-", "+")
+    return entries
+      .map(([, fields]) => JSON.parse(fields[fields.indexOf("payload") + 1]!) as StatusEvent)
+      .filter((e) => e.type === "component.status_changed" && e.component?.id === c.external)
+  })
+
+/** The webhooks received about the component. */
+const alertsOf = (w: World, c: Component) =>
+  w.hook.requests.filter((r) => (JSON.parse(r.body.toString("utf8")) as { component?: { id?: string } }).component?.id === c.id)
+
+const flip = (w: World, c: Component) => Effect.sync(() => w.sim.state.setComponent(w.key, c.external, { status: "critical" }))
+
+/** Once the component's alert has arrived, and two more seconds of checks: its events and alerts. */
+const settled = (w: World, c: Component) =>
+  Effect.gen(function*() {
+    yield* waitFor(30_000, `the alert about ${c.external}`, Effect.sync(() => (alertsOf(w, c).length > 0 ? true : undefined)))
+    yield* Effect.sleep("2 seconds")
+    return { events: yield* eventsOf(w, c), alerts: alertsOf(w, c) }
+  })
+
+const storedStatus = (w: World, c: Component) =>
+  sql(w, Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const [row] = yield* sql<{ status: string }>`SELECT status FROM components WHERE id = ${c.id}::uuid`
+    return row?.status
+  }))
+
+const shardStarted = (r: Running) => r.logs.some((l) => l["message"] === "shard started")
+
+const scenario = <A, E>(body: (w: World) => Effect.Effect<A, E, Scope.Scope>) =>
+  Effect.runPromise(Effect.scoped(Effect.flatMap(world, body)))
+
+describe("no change lost across restarts and fail-over", () => {
+  it("a change made while `statusgrid start` is stopped alerts once after the restart; one seen before a restart and again after it alerts once", () =>
+    scenario((w) =>
+      Effect.gen(function*() {
+        const first = yield* serve(w, "start")
+        const [x, y] = yield* components(w)
+        yield* alertOn(w, first, [x!, y!])
+        assert.strictEqual(yield* Effect.promise(first.stop), 0)
+
+        yield* flip(w, x!)
+        const second = yield* serve(w, "start")
+        const restarted = yield* settled(w, x!)
+        assert.deepStrictEqual(restarted.events.map((e) => [e.component?.previous_status, e.component?.current_status]), [["operational", "critical"]])
+        assert.strictEqual(restarted.alerts.length, 1)
+        yield* waitFor(10_000, "the change saved", Effect.map(storedStatus(w, x!), (s) => (s === "critical" ? true : undefined)))
+
+        // The next change is seen, published and alerted, but its snapshot never reaches PostgreSQL (the
+        // source's row is locked) before the process dies: the next process observes the change again.
+        const locked = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const holder = yield* sql(w, Effect.gen(function*() {
+          const sql = yield* SqlClient
+          yield* sql.withTransaction(Effect.gen(function*() {
+            yield* sql`SELECT 1 FROM sources WHERE key = ${w.key} FOR UPDATE`
+            yield* Deferred.succeed(locked, undefined)
+            yield* Deferred.await(release)
+          }))
+        })).pipe(Effect.forkChild)
+        yield* Deferred.await(locked)
+        yield* flip(w, y!)
+        yield* waitFor(30_000, "the alert before the kill", Effect.sync(() => (alertsOf(w, y!).length > 0 ? true : undefined)))
+        yield* sigkill(second)
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(holder)
+        assert.strictEqual(yield* storedStatus(w, y!), "operational")
+
+        const third = yield* serve(w, "start")
+        yield* waitFor(30_000, "the change observed again", Effect.map(eventsOf(w, y!), (e) => (e.length === 2 ? true : undefined)))
+        const again = yield* settled(w, y!)
+        assert.strictEqual(again.alerts.length, 1)
+        assert.strictEqual(new Set(again.events.map((e) => e.id)).size, 1, "the change observed twice has one id")
+        assert.strictEqual((yield* settled(w, x!)).alerts.length, 1)
+        assert.strictEqual(yield* Effect.promise(third.stop), 0)
+      })), 180_000)
+
+  it("a change made while the runner of its shard is killed alerts once after another runner takes the shard over", () =>
+    scenario((w) =>
+      Effect.gen(function*() {
+        const extra = { POLLER_SHARDS: "1" }
+        const runners = [yield* serve(w, "runner", extra), yield* serve(w, "runner", extra)]
+        const [x, y] = yield* components(w)
+        yield* alertOn(w, runners[0]!, [x!, y!])
+        const owner = yield* waitFor(10_000, "a runner running the shard", Effect.sync(() => runners.find(shardStarted)))
+        const other = runners.find((r) => r !== owner)!
+        yield* sigkill(owner)
+
+        yield* flip(w, x!)
+        const taken = yield* settled(w, x!)
+        assert.isTrue(shardStarted(other))
+        assert.deepStrictEqual(taken.events.map((e) => [e.component?.previous_status, e.component?.current_status]), [["operational", "critical"]])
+        assert.strictEqual(taken.alerts.length, 1)
+      })), 180_000)
+})
