@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
 import type { Snapshot } from "../domain/Snapshot.ts"
-import { eventsBetween, fingerprint, observe, type Observation } from "./Changes.ts"
+import { eventsBetween, fingerprint, Observation, observe } from "./Changes.ts"
 
 const at = new Date("2026-11-22T01:00:00.000Z")
 const source = { key: "github", name: "GitHub" }
@@ -86,6 +87,15 @@ describe("eventsBetween", () => {
     const later = idsOf(again, critical(1), new Date("2026-11-22T03:00:00.000Z"))
     assert.strictEqual(later.length, before.length)
     for (const id of later) assert.notInclude(before, id)
+  })
+
+  it("an observation read back from PostgreSQL (JSON) gives the events and ids it gave in memory", () => {
+    const saved = Schema.decodeUnknownSync(Observation)(JSON.parse(JSON.stringify(seen(base))))
+    const next: Snapshot = { ...base, status: "degraded", components: [base.components[0]!, { ...base.components[1]!, status: "critical" }], incidents: [incident] }
+    const events = eventsBetween(source, saved, next, at)
+    assert.deepStrictEqual(events.map((e) => e.type), ["source.status_changed", "component.status_changed", "incident.created"])
+    assert.deepStrictEqual(events, eventsBetween(source, seen(base), next, at))
+    assert.strictEqual(fingerprint(saved.snapshot), fingerprint(base))
   })
 
   it("a status that holds keeps its since; a changed one starts at the change", () => {
