@@ -28,6 +28,9 @@ export interface CheckMark {
   readonly error: string | null
 }
 
+/** A timestamptz expression as JSON's ISO 8601 UTC text, as `Date.toISOString` writes it. */
+const isoOf = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
 // Array parameters must not hold nulls (the driver cannot encode them): "" stands for NULL, undone by NULLIF.
 
 /** The shard of a source key: PostgreSQL's own text hash, so SQL and code agree. */
@@ -44,8 +47,10 @@ export class SourceStore extends Context.Service<SourceStore, {
   /** Enabled, readable sources whose key falls in `shard` of `shards`. */
   loadShard(shard: number, shards: number): Effect.Effect<ReadonlyArray<PolledSource>>
   /**
-   * The last observation saved of each of these sources (by id); sources never observed, or whose
-   * saved observation this version cannot read, are absent.
+   * The last observation saved of each of these sources (by id). A source observed before observations
+   * were saved (an installation upgraded to this version) is rebuilt from its rows: status, components,
+   * open incidents, since their `last_changed_at`. Sources never observed, or whose saved observation
+   * this version cannot read, are absent.
    */
   loadObservations(ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, Observation>>
   /** Stores the provider type the poller detected, and where it reads the source when that is not the status page. */
@@ -96,7 +101,32 @@ export class SourceStore extends Context.Service<SourceStore, {
           const rows = yield* sql<{ source_id: string; observation: unknown }>`
             SELECT source_id, jsonb_build_object('snapshot', snapshot, 'since', since) AS observation
             FROM source_observations WHERE source_id = ANY(${ids}::uuid[])`.pipe(Effect.orDie)
-          for (const row of rows) {
+          const missing = ids.filter((id) => !rows.some((r) => r.source_id === id))
+          const rebuilt = missing.length === 0 ? [] : yield* sql<{ source_id: string; observation: unknown }>`
+            SELECT s.id AS source_id, jsonb_build_object(
+              'snapshot', jsonb_build_object(
+                'provider', coalesce(s.provider_type, ''), 'status', s.status, 'reported_status', NULL,
+                'description', '', 'maintenances', '[]'::jsonb, 'regions', '[]'::jsonb, 'warnings', '[]'::jsonb,
+                'components', (SELECT jsonb_agg(jsonb_build_object(
+                    'id', c.external_id, 'name', c.name, 'description', c.description, 'status', c.status,
+                    'parent_id', p.external_id, 'is_group', c.is_group, 'position', c.position, 'region', c.region
+                  ) ORDER BY c.position, c.external_id)
+                  FROM components c LEFT JOIN components p ON p.id = c.parent_id WHERE c.source_id = s.id),
+                'incidents', coalesce((SELECT jsonb_agg(jsonb_build_object(
+                    'id', i.external_id, 'title', i.title, 'status', i.status, 'impact', i.impact,
+                    'created_at', ${sql.literal(isoOf("i.started_at"))}, 'updated_at', ${sql.literal(isoOf("i.updated_at"))}, 'resolved_at', NULL,
+                    'update_count', i.update_count, 'components', '[]'::jsonb, 'url', i.url, 'region', i.region
+                  ) ORDER BY i.started_at DESC)
+                  FROM incidents i WHERE i.source_id = s.id AND i.resolved_at IS NULL), '[]'::jsonb)),
+              'since', jsonb_build_object(
+                'source', ${sql.literal(isoOf("coalesce(s.last_changed_at, s.updated_at)"))},
+                'components', (SELECT jsonb_object_agg(c.external_id, ${sql.literal(isoOf("coalesce(c.last_changed_at, c.updated_at)"))})
+                  FROM components c WHERE c.source_id = s.id))) AS observation
+            FROM sources s
+            WHERE s.id = ANY(${missing}::uuid[]) AND EXISTS (SELECT 1 FROM components c WHERE c.source_id = s.id)`.pipe(
+            Effect.orDie
+          )
+          for (const row of [...rows, ...rebuilt]) {
             const decoded = yield* decodeObservation(row.observation).pipe(Effect.result)
             if (decoded._tag === "Success") found.set(row.source_id, decoded.success)
             else yield* Effect.logWarning("saved observation unreadable, first snapshot compared with nothing").pipe(

@@ -4,10 +4,13 @@ import { Redis } from "ioredis"
 import { randomBytes } from "node:crypto"
 import { assert, describe, it } from "vitest"
 import type { StatusEvent } from "../../services/domain/Event.ts"
+import type { Snapshot } from "../../services/domain/Snapshot.ts"
 import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
 import { Organizations } from "../../services/orgs/Organizations.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
+import { eventsBetween, observe } from "../../services/poller/Changes.ts"
+import { type PolledSource, SourceStore } from "../../services/poller/SourceStore.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
 import { newTenant, type Tenant } from "../support/api.ts"
 import { waitFor } from "../support/eventually.ts"
@@ -236,4 +239,57 @@ describe("no change lost across restarts and fail-over", () => {
         assert.deepStrictEqual(taken.events.map((e) => [e.component?.previous_status, e.component?.current_status]), [["operational", "critical"]])
         assert.strictEqual(taken.alerts.length, 1)
       })), 180_000)
+})
+
+describe("the observation a shard starts from", () => {
+  it("is the last saved one; a source observed before observations were saved is rebuilt from its rows", () =>
+    Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const databaseUrl = yield* freshDatabase
+      yield* Effect.gen(function*() {
+        yield* Migrations.migratePostgres()
+        const sql = yield* SqlClient
+        const store = yield* SourceStore
+        const [old, saved, never] = yield* sql<PolledSource>`
+          INSERT INTO sources (key, name, kind, provider_type, status_page_url, status, last_changed_at)
+          VALUES ('old', 'Old', 'catalog', 'statuspage_io', 'https://old.example', 'degraded', '2026-11-20T10:00:00Z'),
+                 ('saved', 'Saved', 'catalog', 'statuspage_io', 'https://saved.example', 'operational', NULL),
+                 ('never', 'Never', 'catalog', 'statuspage_io', 'https://never.example', 'operational', NULL)
+          RETURNING id, key, name, provider_type, status_page_url AS url, poll_interval_s, regions`
+        // What an older version left: components with their hierarchy, an open and a resolved incident.
+        const [group] = yield* sql<{ id: string }>`INSERT INTO components (source_id, external_id, name, is_group, position, last_changed_at)
+          VALUES (${old!.id}::uuid, 'g', 'Git', true, 0, '2026-11-20T09:00:00Z') RETURNING id`
+        yield* sql`INSERT INTO components (source_id, external_id, name, status, parent_id, position, last_changed_at)
+          VALUES (${old!.id}::uuid, 'api', 'API', 'degraded', ${group!.id}::uuid, 1, '2026-11-20T10:00:00.123Z')`
+        yield* sql`INSERT INTO incidents (source_id, external_id, title, status, impact, update_count, started_at, updated_at, resolved_at)
+          VALUES (${old!.id}::uuid, 'i1', 'API slow', 'identified', 'minor', 2, '2026-11-20T10:00:00Z', '2026-11-20T10:30:00Z', NULL),
+                 (${old!.id}::uuid, 'i0', 'Earlier', 'resolved', 'minor', 3, '2026-11-19T10:00:00Z', '2026-11-19T11:00:00Z', '2026-11-19T11:00:00Z')`
+        const snapshot: Snapshot = {
+          provider: "statuspage_io", status: "operational", reported_status: "operational", description: "All good",
+          components: [{ id: "web", name: "Web", description: "", status: "operational", parent_id: null, is_group: false, position: 0, region: null }],
+          incidents: [], maintenances: [], regions: [{ region: "eu", status: "operational" }], warnings: []
+        }
+        const first = observe(saved!, undefined, snapshot, new Date("2026-11-22T00:00:00.000Z")).observation
+        yield* store.applySnapshots([{ source: saved!, observation: first, at: new Date("2026-11-22T00:00:00.000Z") }])
+
+        const loaded = yield* store.loadObservations([old!.id, saved!.id, never!.id])
+        assert.deepStrictEqual([...loaded.keys()].sort(), [old!.id, saved!.id].sort())
+        assert.deepStrictEqual(loaded.get(saved!.id), first)
+        const rebuilt = loaded.get(old!.id)!
+        assert.deepStrictEqual(rebuilt.since, {
+          source: "2026-11-20T10:00:00.000Z",
+          components: { g: "2026-11-20T09:00:00.000Z", api: "2026-11-20T10:00:00.123Z" }
+        })
+        assert.deepStrictEqual(rebuilt.snapshot.components.map((c) => [c.id, c.status, c.parent_id]), [["g", "operational", null], ["api", "degraded", "g"]])
+        assert.deepStrictEqual(rebuilt.snapshot.incidents.map((i) => [i.id, i.status, i.update_count]), [["i1", "identified", 2]])
+        // The first snapshot after the upgrade: the API recovered and the incident was resolved meanwhile.
+        const next: Snapshot = {
+          ...rebuilt.snapshot,
+          status: "operational",
+          components: rebuilt.snapshot.components.map((c) => ({ ...c, status: "operational" as const })),
+          incidents: rebuilt.snapshot.incidents.map((i) => ({ ...i, status: "resolved" as const, resolved_at: "2026-11-22T00:00:00.000Z" }))
+        }
+        const events = eventsBetween(old!, rebuilt, next, new Date("2026-11-22T00:00:01.000Z"))
+        assert.deepStrictEqual(events.map((e) => e.type), ["source.status_changed", "component.status_changed", "incident.resolved"])
+      }).pipe(Effect.provide(SourceStore.layer.pipe(Layer.provideMerge(Postgres.layerServer(databaseUrl, { maxConnections: 1 })))))
+    }))), 60_000)
 })
