@@ -206,8 +206,8 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       const started = Date.now()
       const config = { url: entry.source.url, regions: entry.source.regions }
       const urls = adapter.endpoints(config)
-      const options = entry.readHere ? undefined : { conditional: false }
-      const results = yield* Effect.all(urls.map((url) => upstream.get(url, options)), { concurrency: "unbounded" })
+      const getOptions = entry.readHere ? undefined : { conditional: false }
+      const results = yield* Effect.all(urls.map((url) => upstream.get(url, getOptions)), { concurrency: "unbounded" })
       const at = new Date()
       const latency = Math.max(...results.map((r) => r.latencyMs))
       const primary = results[0]
