@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import { Redis } from "ioredis"
 import { randomBytes } from "node:crypto"
 import { assert, describe, it } from "vitest"
-import type { StatusEvent } from "../../services/domain/Event.ts"
+import type { MonitorEvent, StatusEvent } from "../../services/domain/Event.ts"
 import type { Snapshot } from "../../services/domain/Snapshot.ts"
 import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
 import { Organizations } from "../../services/orgs/Organizations.ts"
@@ -22,7 +22,7 @@ import { freshDatabase, tempDir, testRedisUrl } from "../support/stores.ts"
  * No change lost across restarts and runner fail-over, with real `statusgrid start` and `statusgrid
  * runner` processes on PostgreSQL and Redis, the simulator upstream and a webhook receiver: a change
  * made while no process polls its source becomes one event and one alert once one does again, and a
- * change seen before a restart and again after it alerts once.
+ * change seen before a restart and again after it alerts once. Website monitors the same.
  */
 
 /**
@@ -50,6 +50,8 @@ interface World {
   readonly key: string
   readonly redis: Redis
   readonly hook: HttpReceiver
+  /** A website for a monitor, answering `target.status` */
+  readonly target: { readonly url: string; status: number }
   readonly tenant: Tenant
 }
 
@@ -70,6 +72,9 @@ const world = Effect.gen(function*() {
     (redis) => Effect.promise(() => redis.quit())
   )
   const hook = yield* Effect.acquireRelease(Effect.promise(() => startHttpReceiver(() => ({ status: 200 }))), (r) => Effect.promise(r.close))
+  const target = { url: "", status: 200 }
+  const site = yield* Effect.acquireRelease(Effect.promise(() => startHttpReceiver(() => ({ status: target.status }))), (r) => Effect.promise(r.close))
+  target.url = `${site.url}/health`
   const tenant = yield* Effect.gen(function*() {
     yield* Migrations.migratePostgres()
     const sql = yield* SqlClient
@@ -79,7 +84,7 @@ const world = Effect.gen(function*() {
   }).pipe(Effect.provide(Layer.mergeAll(Organizations.layer, ApiKeys.layer).pipe(
     Layer.provideMerge(Postgres.layerServer(databaseUrl, { maxConnections: 1 }))
   )))
-  return { databaseUrl, sim, key: page.key, redis, hook, tenant } satisfies World
+  return { databaseUrl, sim, key: page.key, redis, hook, target, tenant } satisfies World
 })
 
 /** Kills the process with SIGKILL and waits until it is gone. */
@@ -103,8 +108,9 @@ const serve = (w: World, command: "start" | "runner", extra: Record<string, stri
       POLLER_INTERVAL_OVERRIDE_S: "1",
       POLLER_KEEPER_MS: "500",
       NOTIFIER_POLL_MS: "100",
-      // The receiver listens on 127.0.0.1, which the notifier refuses unless told otherwise.
+      // The receiver and the website listen on 127.0.0.1, which are refused unless told otherwise.
       NOTIFIER_ALLOW_PRIVATE: "true",
+      MONITOR_ALLOW_PRIVATE: "true",
       ...extra
     })
     return yield* Effect.acquireRelease(Effect.promise(() => startService(env, 60_000, [command])), sigkill)
@@ -121,7 +127,10 @@ const components = (w: World) =>
     return rows.length === 2 ? rows.map((r): Component => ({ id: r.id, external: r.external_id })) : undefined
   })))
 
-/** A stack of the components, a webhook channel to the receiver and a rule on component.critical, without cooldown. */
+/**
+ * A stack of the components, a monitor of the website, a webhook channel to the receiver and a rule on
+ * critical components and monitors going down or recovering, without cooldown; the monitor's id.
+ */
 const alertOn = (w: World, running: Running, shown: ReadonlyArray<Component>) =>
   Effect.gen(function*() {
     const api = (path: string, body: unknown) =>
@@ -137,9 +146,12 @@ const alertOn = (w: World, running: Running, shown: ReadonlyArray<Component>) =>
       })
     const stack = yield* api("/stacks", { name: "Shop" })
     for (const c of shown) yield* api(`/stacks/${stack.id}/items`, { kind: "component", component_id: c.id })
+    const monitor = yield* api("/monitors", { name: "Shop health", url: w.target.url, alert_threshold: 1 })
     const channel = yield* api("/channels", { type: "webhook", name: "Ops", settings: { url: `${w.hook.url}/hook` } })
     // No cooldown: only the event ids keep a change observed twice from alerting twice.
-    yield* api("/rules", { name: "Critical", triggers: ["component.critical"], channel_ids: [channel.id], cooldown_s: 0 })
+    const triggers = ["component.critical", "monitor.down", "monitor.recovered"]
+    yield* api("/rules", { name: "Critical", triggers, channel_ids: [channel.id], cooldown_s: 0 })
+    return monitor.id
   })
 
 /** The component's changes on `sg:events`, oldest first. */
@@ -151,9 +163,21 @@ const eventsOf = (w: World, c: Component) =>
       .filter((e) => e.type === "component.status_changed" && e.component?.id === c.external)
   })
 
-/** The webhooks received about the component. */
-const alertsOf = (w: World, c: Component) =>
-  w.hook.requests.filter((r) => (JSON.parse(r.body.toString("utf8")) as { component?: { id?: string } }).component?.id === c.id)
+/** The monitor's events of one type on `sg:events`, oldest first. */
+const monitorEventsOf = (w: World, id: string, type: MonitorEvent["type"]) =>
+  Effect.promise(async () => {
+    const entries = await w.redis.xrange("sg:events", "-", "+")
+    return entries
+      .map(([, fields]) => JSON.parse(fields[fields.indexOf("payload") + 1]!) as MonitorEvent)
+      .filter((e) => e.type === type && e.monitor?.id === id)
+  })
+
+/** The webhooks received about the component (or monitor), of one event type when given. */
+const alertsOf = (w: World, c: Pick<Component, "id">, event?: string) =>
+  w.hook.requests.filter((r) => {
+    const sent = JSON.parse(r.body.toString("utf8")) as { event?: string; component?: { id?: string } }
+    return sent.component?.id === c.id && (event === undefined || sent.event === event)
+  })
 
 const flip = (w: World, c: Component) => Effect.sync(() => w.sim.state.setComponent(w.key, c.external, { status: "critical" }))
 
@@ -165,12 +189,31 @@ const settled = (w: World, c: Component) =>
     return { events: yield* eventsOf(w, c), alerts: alertsOf(w, c) }
   })
 
+/** The monitor's events and alerts of one type, once its alert has arrived (and two more seconds of checks). */
+const monitorSettled = (w: World, id: string, type: MonitorEvent["type"]) =>
+  Effect.gen(function*() {
+    yield* waitFor(30_000, `the ${type} alert`, Effect.sync(() => (alertsOf(w, { id }, type).length > 0 ? true : undefined)))
+    yield* Effect.sleep("2 seconds")
+    return { events: yield* monitorEventsOf(w, id, type), alerts: alertsOf(w, { id }, type) }
+  })
+
 const storedStatus = (w: World, c: Component) =>
   sql(w, Effect.gen(function*() {
     const sql = yield* SqlClient
     const [row] = yield* sql<{ status: string }>`SELECT status FROM components WHERE id = ${c.id}::uuid`
     return row?.status
   }))
+
+const monitorState = (w: World, id: string) =>
+  sql(w, Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const [row] = yield* sql<{ state: string }>`SELECT state FROM monitors WHERE id = ${id}::uuid`
+    return row?.state
+  }))
+
+/** Waits until the monitor's state in PostgreSQL is `state`. */
+const monitorSaved = (w: World, id: string, state: string) =>
+  waitFor(15_000, `the monitor ${state} in PostgreSQL`, Effect.map(monitorState(w, id), (s) => (s === state ? true : undefined)))
 
 const shardStarted = (r: Running) => r.logs.some((l) => l["message"] === "shard started")
 
@@ -183,42 +226,62 @@ describe("no change lost across restarts and fail-over", () => {
       Effect.gen(function*() {
         const first = yield* serve(w, "start")
         const [x, y] = yield* components(w)
-        yield* alertOn(w, first, [x!, y!])
+        const monitor = yield* alertOn(w, first, [x!, y!])
+        yield* monitorSaved(w, monitor, "up")
         assert.strictEqual(yield* Effect.promise(first.stop), 0)
 
         yield* flip(w, x!)
+        w.target.status = 500
         const second = yield* serve(w, "start")
         const restarted = yield* settled(w, x!)
         assert.deepStrictEqual(restarted.events.map((e) => [e.component?.previous_status, e.component?.current_status]), [["operational", "critical"]])
         assert.strictEqual(restarted.alerts.length, 1)
+        const down = yield* monitorSettled(w, monitor, "monitor.down")
+        assert.deepStrictEqual([down.events.length, down.alerts.length], [1, 1])
         yield* waitFor(10_000, "the change saved", Effect.map(storedStatus(w, x!), (s) => (s === "critical" ? true : undefined)))
+        yield* monitorSaved(w, monitor, "down")
 
         // The next change is seen, published and alerted, but its snapshot never reaches PostgreSQL (the
         // source's row is locked) before the process dies: the next process observes the change again.
+        // The same for the monitor's recovery (its state is saved once a second; its row is locked too).
+        // The rows stay locked until the next process has read them: a dead process's statement waiting
+        // on a lock outside a transaction still commits when the lock is released.
         const locked = yield* Deferred.make<void>()
         const release = yield* Deferred.make<void>()
         const holder = yield* sql(w, Effect.gen(function*() {
           const sql = yield* SqlClient
           yield* sql.withTransaction(Effect.gen(function*() {
             yield* sql`SELECT 1 FROM sources WHERE key = ${w.key} FOR UPDATE`
+            yield* sql`SELECT 1 FROM monitors WHERE id = ${monitor}::uuid FOR UPDATE`
             yield* Deferred.succeed(locked, undefined)
             yield* Deferred.await(release)
           }))
         })).pipe(Effect.forkChild)
         yield* Deferred.await(locked)
         yield* flip(w, y!)
-        yield* waitFor(30_000, "the alert before the kill", Effect.sync(() => (alertsOf(w, y!).length > 0 ? true : undefined)))
+        w.target.status = 200
+        yield* waitFor(30_000, "the alerts before the kill", Effect.sync(() =>
+          alertsOf(w, y!).length > 0 && alertsOf(w, { id: monitor }, "monitor.recovered").length > 0 ? true : undefined))
         yield* sigkill(second)
-        yield* Deferred.succeed(release, undefined)
-        yield* Fiber.join(holder)
         assert.strictEqual(yield* storedStatus(w, y!), "operational")
+        assert.strictEqual(yield* monitorState(w, monitor), "down")
 
         const third = yield* serve(w, "start")
-        yield* waitFor(30_000, "the change observed again", Effect.map(eventsOf(w, y!), (e) => (e.length === 2 ? true : undefined)))
+        yield* waitFor(30_000, "the changes observed again", Effect.gen(function*() {
+          const component = yield* eventsOf(w, y!)
+          const recovered = yield* monitorEventsOf(w, monitor, "monitor.recovered")
+          return component.length === 2 && recovered.length === 2 ? true : undefined
+        }))
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(holder)
         const again = yield* settled(w, y!)
         assert.strictEqual(again.alerts.length, 1)
         assert.strictEqual(new Set(again.events.map((e) => e.id)).size, 1, "the change observed twice has one id")
+        const recovered = yield* monitorSettled(w, monitor, "monitor.recovered")
+        assert.strictEqual(recovered.alerts.length, 1)
+        assert.strictEqual(new Set(recovered.events.map((e) => e.id)).size, 1, "the recovery observed twice has one id")
         assert.strictEqual((yield* settled(w, x!)).alerts.length, 1)
+        assert.strictEqual(alertsOf(w, { id: monitor }, "monitor.down").length, 1)
         assert.strictEqual(yield* Effect.promise(third.stop), 0)
       })), 180_000)
 
