@@ -257,7 +257,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       entry.since = observation.since
       entry.lastFingerprint = print
       stats.changed()
-      unsaved.set(entry.source.key, { source: entry.source, observation, at })
+      unsaved.set(entry.source.key, { source: entry.source, snapshot, since: observation.since, at })
       yield* publisher.changed(entry.source.key, previous, snapshot, events, at)
     }).pipe(
       Effect.catchCause((cause) => Effect.logWarning("check failed", cause).pipe(Effect.annotateLogs({ source: entry.source.key })))

@@ -1,6 +1,7 @@
 import { Array as Arr, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { Observation } from "./Changes.ts"
+import type { Snapshot } from "../domain/Snapshot.ts"
+import { Observation, type Since } from "./Changes.ts"
 
 /** What a shard needs to know of one of its sources. */
 export interface PolledSource {
@@ -17,8 +18,9 @@ export interface PolledSource {
 
 export interface SnapshotChange {
   readonly source: PolledSource
-  /** The changed snapshot, and since when its statuses hold */
-  readonly observation: Observation
+  readonly snapshot: Snapshot
+  /** Since when the snapshot's statuses have held (saved with it, see `loadObservations`) */
+  readonly since: Since
   readonly at: Date
 }
 
@@ -136,9 +138,8 @@ export class SourceStore extends Context.Service<SourceStore, {
           return found
         })
 
-      const applyOne = ({ source, observation, at }: SnapshotChange) =>
+      const applyOne = ({ source, snapshot, since, at }: SnapshotChange) =>
         Effect.gen(function*() {
-          const snapshot = observation.snapshot
           const when = at.toISOString()
           const leaves = snapshot.components.filter((c) => !c.is_group).length
           const open = snapshot.incidents.filter((i) => i.resolved_at === null).length
@@ -215,7 +216,7 @@ export class SourceStore extends Context.Service<SourceStore, {
           // What the next shard to run the source compares its first snapshot with.
           yield* sql`
             INSERT INTO source_observations (source_id, snapshot, since, observed_at)
-            VALUES (${source.id}::uuid, ${JSON.stringify(snapshot)}::jsonb, ${JSON.stringify(observation.since)}::jsonb, ${when}::timestamptz)
+            VALUES (${source.id}::uuid, ${JSON.stringify(snapshot)}::jsonb, ${JSON.stringify(since)}::jsonb, ${when}::timestamptz)
             ON CONFLICT (source_id) DO UPDATE SET
               snapshot = EXCLUDED.snapshot, since = EXCLUDED.since, observed_at = EXCLUDED.observed_at`
         })

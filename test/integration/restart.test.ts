@@ -336,7 +336,7 @@ describe("the observation a shard starts from", () => {
           incidents: [], maintenances: [], regions: [{ region: "eu", status: "operational" }], warnings: []
         }
         const first = observe(saved!, undefined, snapshot, new Date("2026-11-22T00:00:00.000Z")).observation
-        yield* store.applySnapshots([{ source: saved!, observation: first, at: new Date("2026-11-22T00:00:00.000Z") }])
+        yield* store.applySnapshots([{ source: saved!, ...first, at: new Date("2026-11-22T00:00:00.000Z") }])
 
         const loaded = yield* store.loadObservations([old!.id, saved!.id, never!.id])
         assert.deepStrictEqual([...loaded.keys()].sort(), [old!.id, saved!.id].sort())
