@@ -22,7 +22,7 @@ import { freshDatabase, tempDir, testRedisUrl } from "../support/stores.ts"
  * No change lost across restarts and runner fail-over, with real `statusgrid start` and `statusgrid
  * runner` processes on PostgreSQL and Redis, the simulator upstream and a webhook receiver: a change
  * made while no process polls its source becomes one event and one alert once one does again, and a
- * change seen before a restart and again after it alerts once. Website monitors the same.
+ * change seen before a restart and again after it alerts once. Incidents and website monitors the same.
  */
 
 /**
@@ -149,7 +149,7 @@ const alertOn = (w: World, running: Running, shown: ReadonlyArray<Component>) =>
     const monitor = yield* api("/monitors", { name: "Shop health", url: w.target.url, alert_threshold: 1 })
     const channel = yield* api("/channels", { type: "webhook", name: "Ops", settings: { url: `${w.hook.url}/hook` } })
     // No cooldown: only the event ids keep a change observed twice from alerting twice.
-    const triggers = ["component.critical", "monitor.down", "monitor.recovered"]
+    const triggers = ["component.critical", "incident.created", "monitor.down", "monitor.recovered"]
     yield* api("/rules", { name: "Critical", triggers, channel_ids: [channel.id], cooldown_s: 0 })
     return monitor.id
   })
@@ -161,6 +161,15 @@ const eventsOf = (w: World, c: Component) =>
     return entries
       .map(([, fields]) => JSON.parse(fields[fields.indexOf("payload") + 1]!) as StatusEvent)
       .filter((e) => e.type === "component.status_changed" && e.component?.id === c.external)
+  })
+
+/** The source's incident events of one type on `sg:events`, oldest first. */
+const incidentEventsOf = (w: World, type: StatusEvent["type"]) =>
+  Effect.promise(async () => {
+    const entries = await w.redis.xrange("sg:events", "-", "+")
+    return entries
+      .map(([, fields]) => JSON.parse(fields[fields.indexOf("payload") + 1]!) as StatusEvent)
+      .filter((e) => e.type === type && e.source.key === w.key)
   })
 
 /** The monitor's events of one type on `sg:events`, oldest first. */
@@ -184,9 +193,9 @@ const flip = (w: World, c: Component) => Effect.sync(() => w.sim.state.setCompon
 /** Once the component's alert has arrived, and two more seconds of checks: its events and alerts. */
 const settled = (w: World, c: Component) =>
   Effect.gen(function*() {
-    yield* waitFor(30_000, `the alert about ${c.external}`, Effect.sync(() => (alertsOf(w, c).length > 0 ? true : undefined)))
+    yield* waitFor(30_000, `the alert about ${c.external}`, Effect.sync(() => (alertsOf(w, c, "component.status_changed").length > 0 ? true : undefined)))
     yield* Effect.sleep("2 seconds")
-    return { events: yield* eventsOf(w, c), alerts: alertsOf(w, c) }
+    return { events: yield* eventsOf(w, c), alerts: alertsOf(w, c, "component.status_changed") }
   })
 
 /** The monitor's events and alerts of one type, once its alert has arrived (and two more seconds of checks). */
@@ -232,12 +241,15 @@ describe("no change lost across restarts and fail-over", () => {
         yield* monitorSaved(w, monitor, "up")
         assert.strictEqual(yield* Effect.promise(first.stop), 0)
 
-        yield* flip(w, x!)
+        // While it is stopped: an incident opens, taking the first component down, and the website fails.
+        w.sim.state.openIncident(w.key, { title: "Checkout down", impact: "critical", components: [x!.external], component_status: "critical" })
         w.target.status = 500
         const second = yield* serve(w, "start")
         const restarted = yield* settled(w, x!)
         assert.deepStrictEqual(restarted.events.map((e) => [e.component?.previous_status, e.component?.current_status]), [["operational", "critical"]])
         assert.strictEqual(restarted.alerts.length, 1)
+        assert.strictEqual((yield* incidentEventsOf(w, "incident.created")).length, 1)
+        assert.strictEqual(w.hook.requests.filter((r) => JSON.parse(r.body.toString("utf8")).event === "incident.created").length, 1)
         const down = yield* monitorSettled(w, monitor, "monitor.down")
         assert.deepStrictEqual([down.events.length, down.alerts.length], [1, 1])
         yield* waitFor(10_000, "the change saved", Effect.map(storedStatus(w, x!), (s) => (s === "critical" ? true : undefined)))
@@ -263,7 +275,7 @@ describe("no change lost across restarts and fail-over", () => {
         yield* flip(w, y!)
         w.target.status = 200
         yield* waitFor(30_000, "the alerts before the kill", Effect.sync(() =>
-          alertsOf(w, y!).length > 0 && alertsOf(w, { id: monitor }, "monitor.recovered").length > 0 ? true : undefined))
+          alertsOf(w, y!, "component.status_changed").length > 0 && alertsOf(w, { id: monitor }, "monitor.recovered").length > 0 ? true : undefined))
         yield* sigkill(second)
         assert.strictEqual(yield* storedStatus(w, y!), "operational")
         assert.strictEqual(yield* monitorState(w, monitor), "down")
