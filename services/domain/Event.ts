@@ -15,7 +15,10 @@ export const EventType = Schema.Literals([
 export type EventType = typeof EventType.Type
 
 export const StatusEvent = Schema.Struct({
-  /** Same change, same id: consumers de-duplicate on it (two runners may observe one change during a hand-over). */
+  /**
+   * Same change, same id: consumers de-duplicate on it (two runners may observe one change during a
+   * hand-over, a process before and after a restart). Decision 0005 says what the ids hash.
+   */
   id: Schema.String,
   type: EventType,
   timestamp: Schema.String,
@@ -61,7 +64,7 @@ export type MonitorEventType = typeof MonitorEventType.Type
 
 /** A website monitor's event; `id`, `type` and `timestamp` mean what they mean in `StatusEvent`. */
 export const MonitorEvent = Schema.Struct({
-  /** Same monitor, same transition, same check time: same id. */
+  /** Same monitor, same transition out of a state begun at the same time: same id, whichever check saw it. */
   id: Schema.String,
   type: MonitorEventType,
   timestamp: Schema.String,

@@ -39,7 +39,12 @@ export interface StepResult {
   readonly events: ReadonlyArray<MonitorEvent>
 }
 
-/** Same monitor, same transition, same check time: same id (consumers de-duplicate on it). */
+/**
+ * Same monitor, same transition out of a state that began at the same time: same id, whichever check
+ * observed it (consumers de-duplicate on it). A check replayed, or the same change observed again
+ * after a restart (the state saved before it not yet replaced), gives the same id; the same
+ * transition later, out of a state entered at another time, another.
+ */
 const eventId = (parts: ReadonlyArray<string | number>): string =>
   createHash("sha256").update(parts.join("\u0000")).digest("base64url").slice(0, 22)
 
@@ -78,7 +83,7 @@ export const sslThresholdStep = (
 /**
  * Applies one check outcome to a monitor's state (services/monitors/README.md
  * has the table). Pure: `now` is the check's time, used for the state's
- * timestamps and the events' ids, so replaying a check yields the same ids.
+ * timestamps; the events' ids depend on what changed, not on `now`.
  */
 export const step = (
   previous: MonitorCheckState,
@@ -96,7 +101,7 @@ export const step = (
 
   const event = (type: MonitorEventType, to: MonitorState, extra: Partial<MonitorEvent> = {}, key: string | number = "") => {
     events.push({
-      id: eventId([settings.monitor.id, type, previous.state, to, at, key]),
+      id: eventId([settings.monitor.id, type, previous.state, to, previous.last_changed_at ?? "", key]),
       type,
       timestamp: at,
       monitor: { id: settings.monitor.id, name: settings.monitor.name, url: settings.monitor.url },
@@ -135,7 +140,8 @@ export const step = (
       const tls = outcome.tls
       // The SSL event says where the monitor now is; its previous_state is the same state.
       events.push({
-        id: eventId([settings.monitor.id, "monitor.ssl_expiring", ssl.announce, tls.valid_to, at]),
+        // Announced once per certificate and threshold.
+        id: eventId([settings.monitor.id, "monitor.ssl_expiring", ssl.announce, tls.valid_to]),
         type: "monitor.ssl_expiring",
         timestamp: at,
         monitor: { id: settings.monitor.id, name: settings.monitor.name, url: settings.monitor.url },

@@ -32,7 +32,8 @@ export const publishManualChange = (source: SourceRef, previous: SourceStatus, n
     const publisher = yield* Publisher
     const before = manualSnapshot(previous)
     const after = manualSnapshot(next)
-    const events = eventsBetween(source, before, after, at).map((event) => ({
+    const observed = { snapshot: before, since: { source: at.toISOString(), components: {} } }
+    const events = eventsBetween(source, observed, after, at).map((event) => ({
       ...event,
       id: createHash("sha256").update(`${event.id}\u0000manual\u0000${at.toISOString()}`).digest("base64url").slice(0, 22)
     }))

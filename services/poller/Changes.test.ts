@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
 import type { Snapshot } from "../domain/Snapshot.ts"
-import { eventsBetween, fingerprint } from "./Changes.ts"
+import { eventsBetween, fingerprint, Observation, observe } from "./Changes.ts"
 
 const at = new Date("2026-11-22T01:00:00.000Z")
 const source = { key: "github", name: "GitHub" }
@@ -34,9 +35,15 @@ const incident = {
   region: null
 }
 
+const firstSeen = new Date("2026-11-22T00:00:00.000Z")
+/** A snapshot as first observed (all its statuses since `firstSeen`). */
+const seen = (snapshot: Snapshot): Observation => observe(source, undefined, snapshot, firstSeen).observation
+
 describe("eventsBetween", () => {
   it("the first snapshot of a source is no change", () => {
-    assert.deepStrictEqual(eventsBetween(source, undefined, base, at), [])
+    const first = observe(source, undefined, base, at)
+    assert.deepStrictEqual(first.events, [])
+    assert.deepStrictEqual(first.observation.since, { source: at.toISOString(), components: { g: at.toISOString(), api: at.toISOString() } })
   })
 
   it("a component going critical with an incident yields source, component and incident events", () => {
@@ -46,7 +53,7 @@ describe("eventsBetween", () => {
       components: base.components.map((c) => ({ ...c, status: "critical" as const })),
       incidents: [incident]
     }
-    const events = eventsBetween(source, base, next, at)
+    const events = eventsBetween(source, seen(base), next, at)
     assert.deepStrictEqual(events.map((e) => e.type), [
       "source.status_changed",
       "component.status_changed",
@@ -60,17 +67,55 @@ describe("eventsBetween", () => {
     assert.deepStrictEqual(events.find((e) => e.type === "incident.created")!.incident?.components, ["api"])
     assert.strictEqual(api.timestamp, at.toISOString())
     // The same change observed again (another runner, a retry) has the same ids.
-    assert.deepStrictEqual(eventsBetween(source, base, next, new Date()).map((e) => e.id), events.map((e) => e.id))
+    assert.deepStrictEqual(eventsBetween(source, seen(base), next, new Date()).map((e) => e.id), events.map((e) => e.id))
     assert.strictEqual(new Set(events.map((e) => e.id)).size, events.length)
+  })
+
+  it("ids depend on what changed and when the previous status began, not on when the change was seen", () => {
+    const critical = (update_count: number): Snapshot => ({
+      ...base,
+      status: "degraded",
+      components: base.components.map((c) => ({ ...c, status: "critical" as const })),
+      incidents: [{ ...incident, update_count }]
+    })
+    const idsOf = (observed: Observation, next: Snapshot, when: Date) =>
+      eventsBetween(source, observed, next, when).filter((e) => e.type !== "incident.created").map((e) => e.id)
+    // Seen before a restart, and again after it with the incident updated meanwhile: the same status changes.
+    const before = idsOf(seen(base), critical(1), at)
+    assert.deepStrictEqual(idsOf(seen(base), critical(2), new Date("2026-11-22T01:05:00.000Z")), before)
+    // The same flip again later (operational again since 02:00): new changes.
+    const again = observe(source, seen(critical(1)), base, new Date("2026-11-22T02:00:00.000Z")).observation
+    assert.deepStrictEqual(again.since.components["api"], "2026-11-22T02:00:00.000Z")
+    const later = idsOf(again, critical(1), new Date("2026-11-22T03:00:00.000Z"))
+    assert.strictEqual(later.length, before.length)
+    for (const id of later) assert.notInclude(before, id)
+  })
+
+  it("an observation read back from PostgreSQL (JSON) gives the events and ids it gave in memory", () => {
+    const saved = Schema.decodeUnknownSync(Observation)(JSON.parse(JSON.stringify(seen(base))))
+    const next: Snapshot = { ...base, status: "degraded", components: [base.components[0]!, { ...base.components[1]!, status: "critical" }], incidents: [incident] }
+    const events = eventsBetween(source, saved, next, at)
+    assert.deepStrictEqual(events.map((e) => e.type), ["source.status_changed", "component.status_changed", "incident.created"])
+    assert.deepStrictEqual(events, eventsBetween(source, seen(base), next, at))
+    assert.strictEqual(fingerprint(saved.snapshot), fingerprint(base))
+  })
+
+  it("a status that holds keeps its since; a changed one starts at the change", () => {
+    const next: Snapshot = { ...base, components: [base.components[0]!, { ...base.components[1]!, status: "degraded" }] }
+    const { observation } = observe(source, seen(base), next, at)
+    assert.deepStrictEqual(observation.since, {
+      source: firstSeen.toISOString(),
+      components: { g: firstSeen.toISOString(), api: at.toISOString() }
+    })
   })
 
   it("incident updates and resolution, including an incident that vanished from the feed", () => {
     const open: Snapshot = { ...base, incidents: [incident] }
     const updated: Snapshot = { ...base, incidents: [{ ...incident, status: "identified", update_count: 2 }] }
-    assert.deepStrictEqual(eventsBetween(source, open, updated, at).map((e) => e.type), ["incident.updated"])
+    assert.deepStrictEqual(eventsBetween(source, seen(open), updated, at).map((e) => e.type), ["incident.updated"])
     const resolved: Snapshot = { ...base, incidents: [{ ...incident, status: "resolved", resolved_at: at.toISOString() }] }
-    assert.deepStrictEqual(eventsBetween(source, updated, resolved, at).map((e) => e.type), ["incident.resolved"])
-    const gone = eventsBetween(source, open, base, at)
+    assert.deepStrictEqual(eventsBetween(source, seen(updated), resolved, at).map((e) => e.type), ["incident.resolved"])
+    const gone = eventsBetween(source, seen(open), base, at)
     assert.deepStrictEqual(gone.map((e) => [e.type, e.incident?.status]), [["incident.resolved", "resolved"]])
   })
 
@@ -78,9 +123,9 @@ describe("eventsBetween", () => {
     const m = { id: "m1", title: "DB", status: "scheduled" as const, scheduled_for: "2026-11-23T00:00:00.000Z", scheduled_until: null, components: [], url: null }
     const scheduled: Snapshot = { ...base, maintenances: [m] }
     const started: Snapshot = { ...base, status: "maintenance", maintenances: [{ ...m, status: "in_progress" }] }
-    assert.deepStrictEqual(eventsBetween(source, base, scheduled, at).map((e) => e.type), ["maintenance.scheduled"])
-    assert.deepStrictEqual(eventsBetween(source, scheduled, started, at).map((e) => e.type), ["source.status_changed", "maintenance.started"])
-    assert.deepStrictEqual(eventsBetween(source, started, base, at).map((e) => e.type), ["source.status_changed", "maintenance.completed"])
+    assert.deepStrictEqual(eventsBetween(source, seen(base), scheduled, at).map((e) => e.type), ["maintenance.scheduled"])
+    assert.deepStrictEqual(eventsBetween(source, seen(scheduled), started, at).map((e) => e.type), ["source.status_changed", "maintenance.started"])
+    assert.deepStrictEqual(eventsBetween(source, seen(started), base, at).map((e) => e.type), ["source.status_changed", "maintenance.completed"])
   })
 
   it("the fingerprint ignores nothing that matters and nothing that does not change", () => {

@@ -1,11 +1,32 @@
+import { Schema } from "effect"
 import { createHash } from "node:crypto"
 import type { StatusEvent } from "../domain/Event.ts"
-import type { Snapshot, SnapshotIncident, SnapshotMaintenance } from "../domain/Snapshot.ts"
+import { Snapshot, type SnapshotIncident, type SnapshotMaintenance, Timestamp } from "../domain/Snapshot.ts"
 
 export interface SourceRef {
   readonly key: string
   readonly name: string
 }
+
+/**
+ * Since when the source and each of its components have been in their current status (the time the
+ * change into it was observed, or the first observation). A status change's event id includes the
+ * time its previous status began: the same change observed twice (before and after a restart, by two
+ * runners during a hand-over) has one id, and the same flip happening again later has another.
+ */
+export const Since = Schema.Struct({
+  source: Timestamp,
+  components: Schema.Record(Schema.String, Timestamp)
+})
+export type Since = typeof Since.Type
+
+/**
+ * What a shard knows of a source between checks: its last snapshot and since when each status has
+ * held. Saved in PostgreSQL with every changed snapshot (`source_observations`), so that the first
+ * snapshot after a shard starts is compared with it rather than with nothing.
+ */
+export const Observation = Schema.Struct({ snapshot: Snapshot, since: Since })
+export type Observation = typeof Observation.Type
 
 /** A stable id for one observed change, so that the same change seen twice gets the same id. */
 const eventId = (parts: ReadonlyArray<string | number | null>): string =>
@@ -43,19 +64,51 @@ const incidentOf = (i: SnapshotIncident) => ({
   components: i.components
 })
 
+/** The `since` of `next`: unchanged statuses keep theirs, changed and new ones start at `at`. */
+export const sinceOf = (previous: Observation | undefined, next: Snapshot, at: Date): Since => {
+  const timestamp = at.toISOString()
+  if (!previous) {
+    return { source: timestamp, components: Object.fromEntries(next.components.map((c) => [c.id, timestamp])) }
+  }
+  const before = new Map(previous.snapshot.components.map((c) => [c.id, c.status]))
+  return {
+    source: previous.snapshot.status === next.status ? previous.since.source : timestamp,
+    components: Object.fromEntries(next.components.map((c) => [
+      c.id,
+      before.get(c.id) === c.status ? previous.since.components[c.id] ?? timestamp : timestamp
+    ]))
+  }
+}
+
 /**
- * The events between two snapshots of one source: status changes of the
+ * What a check observed: the events since the previous observation and the new observation. The
+ * first observation of a source (no previous) yields no events: it is what the source already was.
+ */
+export const observe = (
+  source: SourceRef,
+  previous: Observation | undefined,
+  next: Snapshot,
+  at: Date
+): { readonly events: Array<StatusEvent>; readonly observation: Observation } => ({
+  events: previous ? eventsBetween(source, previous, next, at) : [],
+  observation: { snapshot: next, since: sinceOf(previous, next, at) }
+})
+
+/**
+ * The events between two observations of one source: status changes of the
  * source and of each component (with the open incident affecting it), and
- * incident and maintenance lifecycle. The first snapshot of a source (no
- * previous) yields no events: it is what the source already was.
+ * incident and maintenance lifecycle. Ids depend on what changed, never on
+ * when it was observed: status changes on the subject, both statuses and when
+ * the previous one began; incidents and maintenances on the provider's id and
+ * lifecycle step (status, update count).
  */
 export const eventsBetween = (
   source: SourceRef,
-  previous: Snapshot | undefined,
+  observed: Observation,
   next: Snapshot,
   at: Date
 ): Array<StatusEvent> => {
-  if (!previous) return []
+  const previous = observed.snapshot
   const timestamp = at.toISOString()
   const ref = { key: source.key, name: source.name }
   const events: Array<StatusEvent> = []
@@ -63,7 +116,7 @@ export const eventsBetween = (
 
   if (previous.status !== next.status) {
     events.push({
-      id: eventId([source.key, "source", previous.status, next.status, fingerprint(next)]),
+      id: eventId([source.key, "source", previous.status, next.status, observed.since.source]),
       type: "source.status_changed",
       timestamp,
       source: ref,
@@ -79,7 +132,7 @@ export const eventsBetween = (
     const related = next.incidents.find((i) => i.components.includes(c.id) && i.resolved_at === null) ??
       next.incidents.find((i) => i.components.includes(c.id))
     events.push({
-      id: eventId([source.key, "component", c.id, old.status, c.status, related?.id ?? null, related?.update_count ?? 0]),
+      id: eventId([source.key, "component", c.id, old.status, c.status, observed.since.components[c.id] ?? null]),
       type: "component.status_changed",
       timestamp,
       source: ref,

@@ -7,7 +7,7 @@ import type { CheckResultRow } from "../domain/CheckResult.ts"
 import type { Snapshot } from "../domain/Snapshot.ts"
 import { type CheckRequest, requestFromSettings, runCheck } from "../monitors/HttpCheck.ts"
 import { type MonitorCheckState, step } from "../monitors/MonitorState.ts"
-import { eventsBetween, fingerprint } from "./Changes.ts"
+import { fingerprint, type Observation, observe, type Since } from "./Changes.ts"
 import { DueQueue } from "./DueQueue.ts"
 import { MonitorAgents } from "./MonitorAgents.ts"
 import { type MonitorCheckSave, MonitorStore, type PolledMonitor } from "./MonitorStore.ts"
@@ -37,8 +37,17 @@ interface Entry {
   /** failed detections in a row: the next attempt backs off */
   detectFailures: number
   intervalMs: number
+  /** The last snapshot observed: by this shard, else the one saved in PostgreSQL before it started */
   last: Snapshot | undefined
+  /** Since when the statuses of `last` have held (with `last`) */
+  since: Since | undefined
   lastFingerprint: string | undefined
+  /**
+   * Whether this shard has parsed a snapshot of the source yet. Until it has, its requests are not
+   * conditional: a 304 would vouch for a body the process read before (the validators outlive a
+   * shard moving), not for the snapshot loaded from PostgreSQL.
+   */
+  readHere: boolean
   /** last body of each endpoint of a multi-document provider, reused when it answers 304 and another changed */
   bodies: Map<string, Fetched>
 }
@@ -129,6 +138,9 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
 
   const reload = Effect.gen(function*() {
     const rows = yield* store.loadShard(options.shard, options.shards)
+    // What was last observed of sources new to the shard (all of them when it starts), read before they
+    // can be checked: their first snapshot is compared with it (a change made while no shard ran them).
+    const stored = yield* store.loadObservations(rows.filter((r) => !entries.has(r.key)).map((r) => r.id))
     const now = Date.now()
     const seen = new Set<string>()
     for (const source of rows) {
@@ -144,19 +156,23 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         existing.adapter = adapter
         if (moved) {
           existing.bodies.clear()
+          existing.readHere = false
           queue.set(source.key, now)
         } else if (existing.intervalMs !== intervalMs) {
           queue.set(source.key, now + Math.random() * intervalMs)
         }
         existing.intervalMs = intervalMs
       } else {
+        const observed = stored.get(source.id)
         entries.set(source.key, {
           source,
           adapter,
           detectFailures: 0,
           intervalMs,
-          last: undefined,
-          lastFingerprint: undefined,
+          last: observed?.snapshot,
+          since: observed?.since,
+          lastFingerprint: observed && fingerprint(observed.snapshot),
+          readHere: false,
           bodies: new Map()
         })
         queue.set(source.key, now + Math.random() * intervalMs)
@@ -196,7 +212,9 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       const started = Date.now()
       const config = { url: entry.source.url, regions: entry.source.regions }
       const urls = adapter.endpoints(config)
-      const getOptions = entry.source.trusted ? trustedGet : undefined
+      const getOptions = entry.readHere
+        ? (entry.source.trusted ? trustedGet : undefined)
+        : { conditional: false, trusted: entry.source.trusted }
       const results = yield* Effect.all(urls.map((url) => upstream.get(url, getOptions)), { concurrency: "unbounded" })
       const at = new Date()
       const latency = Math.max(...results.map((r) => r.latencyMs))
@@ -223,8 +241,10 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
             return { url, status: 0, contentType: "", body: emptyBody }
           })
           const parsed = yield* adapter.parse(fetched, config, at).pipe(Effect.result)
-          if (parsed._tag === "Success") snapshot = parsed.success
-          else error = `${parsed.failure.reason}: ${parsed.failure.message}`
+          if (parsed._tag === "Success") {
+            snapshot = parsed.success
+            entry.readHere = true
+          } else error = `${parsed.failure.reason}: ${parsed.failure.message}`
         }
       }
       yield* writer.write(rowsOf(entry, snapshot, at, latency, httpStatus, bytes, error))
@@ -239,12 +259,14 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         return
       }
       const previous = entry.last
-      const events = eventsBetween(entry.source, previous, snapshot, at)
+      const observed: Observation | undefined = previous && entry.since && { snapshot: previous, since: entry.since }
+      const { events, observation } = observe(entry.source, observed, snapshot, at)
       yield* transitions.write(sourceTransitions(events))
       entry.last = snapshot
+      entry.since = observation.since
       entry.lastFingerprint = print
       stats.changed()
-      unsaved.set(entry.source.key, { source: entry.source, snapshot, at })
+      unsaved.set(entry.source.key, { source: entry.source, snapshot, since: observation.since, at })
       yield* publisher.changed(entry.source.key, previous, snapshot, events, at)
     }).pipe(
       Effect.catchCause((cause) => Effect.logWarning("check failed", cause).pipe(Effect.annotateLogs({ source: entry.source.key })))

@@ -1,6 +1,7 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { Snapshot } from "../domain/Snapshot.ts"
+import { Observation, type Since } from "./Changes.ts"
 
 /** What a shard needs to know of one of its sources. */
 export interface PolledSource {
@@ -20,6 +21,8 @@ export interface PolledSource {
 export interface SnapshotChange {
   readonly source: PolledSource
   readonly snapshot: Snapshot
+  /** Since when the snapshot's statuses have held (saved with it, see `loadObservations`) */
+  readonly since: Since
   readonly at: Date
 }
 
@@ -28,6 +31,9 @@ export interface CheckMark {
   readonly checkedAt: Date
   readonly error: string | null
 }
+
+/** A timestamptz expression as JSON's ISO 8601 UTC text, as `Date.toISOString` writes it. */
+const isoOf = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
 // Array parameters must not hold nulls (the driver cannot encode them): "" stands for NULL, undone by NULLIF.
 
@@ -50,6 +56,10 @@ const uniqueBySource = (changes: ReadonlyArray<SnapshotChange>): Array<SnapshotC
 /** Adapters keep an unparseable time as sent; such a record is left out rather than failing the batch. */
 const isTimestamp = (value: string): boolean => !Number.isNaN(Date.parse(value))
 
+/** JSON for a jsonb column: jsonb refuses the `\u0000` escape, so NUL characters are dropped. */
+const jsonbText = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) => typeof v === "string" ? v.replaceAll("\u0000", "") : v)
+
 /** PostgreSQL text cannot hold NUL. */
 const withoutNul = (text: string): string => text.replaceAll("\u0000", "")
 
@@ -66,6 +76,13 @@ export const shardExpr = (shards: number, column = "key") =>
 export class SourceStore extends Context.Service<SourceStore, {
   /** Enabled, readable sources whose key falls in `shard` of `shards`. */
   loadShard(shard: number, shards: number): Effect.Effect<ReadonlyArray<PolledSource>>
+  /**
+   * The last observation saved of each of these sources (by id). A source observed before observations
+   * were saved (an installation upgraded to this version) is rebuilt from its rows: status, components,
+   * open incidents, since their `last_changed_at`. Sources never observed, or whose saved observation
+   * this version cannot read, are absent.
+   */
+  loadObservations(ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, Observation>>
   /** Stores the provider type the poller detected, and where it reads the source when that is not the status page. */
   setDetected(id: string, provider: string, url: string): Effect.Effect<void>
   /** Records when sources were last checked (and their last error), in one statement. */
@@ -74,8 +91,9 @@ export class SourceStore extends Context.Service<SourceStore, {
    * Writes changed snapshots, several sources in one transaction and the same
    * dozen statements whatever their number: status and counts, components (with
    * hierarchy), incidents with their updates and affected components,
-   * maintenances with theirs, per-region status and reliability flags. Records
-   * with a time PostgreSQL cannot read are left out rather than failing the batch.
+   * maintenances with theirs, per-region status and reliability flags, and the
+   * observation itself (`source_observations`). Records with a time PostgreSQL
+   * cannot read are left out rather than failing the batch.
    */
   applySnapshots(changes: ReadonlyArray<SnapshotChange>): Effect.Effect<void>
 }>()("statusgrid/poller/SourceStore") {
@@ -108,6 +126,49 @@ export class SourceStore extends Context.Service<SourceStore, {
         sql`UPDATE sources SET provider_type = ${provider},
               poll_url = CASE WHEN ${url} = status_page_url THEN NULL ELSE ${url} END, updated_at = now()
             WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+
+      const decodeObservation = Schema.decodeUnknownEffect(Observation)
+      const loadObservations = (ids: ReadonlyArray<string>) =>
+        Effect.gen(function*() {
+          const found = new Map<string, Observation>()
+          if (ids.length === 0) return found
+          const rows = yield* sql<{ source_id: string; observation: unknown }>`
+            SELECT source_id, jsonb_build_object('snapshot', snapshot, 'since', since) AS observation
+            FROM source_observations WHERE source_id = ANY(${ids}::uuid[])`.pipe(Effect.orDie)
+          const missing = ids.filter((id) => !rows.some((r) => r.source_id === id))
+          const rebuilt = missing.length === 0 ? [] : yield* sql<{ source_id: string; observation: unknown }>`
+            SELECT s.id AS source_id, jsonb_build_object(
+              'snapshot', jsonb_build_object(
+                'provider', coalesce(s.provider_type, ''), 'status', s.status, 'reported_status', NULL,
+                'description', '', 'maintenances', '[]'::jsonb, 'regions', '[]'::jsonb, 'warnings', '[]'::jsonb,
+                'components', (SELECT jsonb_agg(jsonb_build_object(
+                    'id', c.external_id, 'name', c.name, 'description', c.description, 'status', c.status,
+                    'parent_id', p.external_id, 'is_group', c.is_group, 'position', c.position, 'region', c.region
+                  ) ORDER BY c.position, c.external_id)
+                  FROM components c LEFT JOIN components p ON p.id = c.parent_id WHERE c.source_id = s.id),
+                'incidents', coalesce((SELECT jsonb_agg(jsonb_build_object(
+                    'id', i.external_id, 'title', i.title, 'status', i.status, 'impact', i.impact,
+                    'created_at', ${sql.literal(isoOf("i.started_at"))}, 'updated_at', ${sql.literal(isoOf("i.updated_at"))}, 'resolved_at', NULL,
+                    'update_count', i.update_count, 'components', '[]'::jsonb, 'url', i.url, 'region', i.region
+                  ) ORDER BY i.started_at DESC)
+                  FROM incidents i WHERE i.source_id = s.id AND i.resolved_at IS NULL), '[]'::jsonb)),
+              'since', jsonb_build_object(
+                'source', ${sql.literal(isoOf("coalesce(s.last_changed_at, s.updated_at)"))},
+                'components', (SELECT jsonb_object_agg(c.external_id, ${sql.literal(isoOf("coalesce(c.last_changed_at, c.updated_at)"))})
+                  FROM components c WHERE c.source_id = s.id))) AS observation
+            FROM sources s
+            WHERE s.id = ANY(${missing}::uuid[]) AND EXISTS (SELECT 1 FROM components c WHERE c.source_id = s.id)`.pipe(
+            Effect.orDie
+          )
+          for (const row of [...rows, ...rebuilt]) {
+            const decoded = yield* decodeObservation(row.observation).pipe(Effect.result)
+            if (decoded._tag === "Success") found.set(row.source_id, decoded.success)
+            else yield* Effect.logWarning("saved observation unreadable, first snapshot compared with nothing").pipe(
+              Effect.annotateLogs({ source_id: row.source_id })
+            )
+          }
+          return found
+        })
 
       // Every statement below covers the whole batch (arrays bound as parameters and unnested), so a
       // batch of 200 changes costs the same dozen statements as one: the poller writes thousands.
@@ -269,6 +330,16 @@ export class SourceStore extends Context.Service<SourceStore, {
               AND NOT EXISTS (SELECT 1 FROM unnest(${listedMaintenances.map((x) => x.source)}::uuid[],
                                                    ${listedMaintenances.map((x) => x.id)}::text[]) AS l(source_id, external_id)
                               WHERE l.source_id = m.source_id AND l.external_id = m.external_id)`
+
+          // What the next shard to run each source compares its first snapshot with.
+          yield* sql`
+            INSERT INTO source_observations (source_id, snapshot, since, observed_at)
+            SELECT source_id, snapshot::jsonb, since::jsonb, observed_at::timestamptz
+            FROM unnest(${sourceIds}::uuid[], ${changes.map((c) => jsonbText(c.snapshot))}::text[],
+                        ${changes.map((c) => JSON.stringify(c.since))}::text[], ${changes.map((c) => c.at.toISOString())}::text[])
+                 AS t(source_id, snapshot, since, observed_at)
+            ON CONFLICT (source_id) DO UPDATE SET
+              snapshot = EXCLUDED.snapshot, since = EXCLUDED.since, observed_at = EXCLUDED.observed_at`
         })
 
       /**
@@ -302,7 +373,7 @@ export class SourceStore extends Context.Service<SourceStore, {
           ? Effect.void
           : sql.withTransaction(applyBatch(uniqueBySource(changes))).pipe(Effect.orDie)
 
-      return SourceStore.of({ loadShard, setDetected, markChecked, applySnapshots })
+      return SourceStore.of({ loadShard, loadObservations, setDetected, markChecked, applySnapshots })
     })
   )
 }

@@ -10,6 +10,9 @@ import * as SqlFiles from "../../services/platform/SqlFiles.ts"
 import { type PolledSource, type SnapshotChange, SourceStore } from "../../services/poller/SourceStore.ts"
 import { freshDatabase, tempDir, withTempDataDir } from "../support/stores.ts"
 
+/** A change's `since`: every status began at the change (these tests do not compare observations). */
+const sinceAt = (d: Date) => ({ source: d.toISOString(), components: {} })
+
 /**
  * SourceStore.applySnapshots on a real PostgreSQL: what a changed snapshot leaves in the records
  * tables (incident updates and components, maintenances and theirs, regions, reliability flags),
@@ -127,9 +130,9 @@ const behaviour = <E>(name: string, database: Layer.Layer<SqlClient, E>) =>
         const store = yield* SourceStore
         const [source, synthetic] = [...(yield* addSources(["store-real"])), ...(yield* addSources(["store-sim"], true))]
         const when = new Date(t0 + 20 * 60_000)
-        yield* store.applySnapshots([{ source: source!, snapshot: snapshot(), at: when }])
+        yield* store.applySnapshots([{ source: source!, snapshot: snapshot(), since: sinceAt(when), at: when }])
         // The same snapshot again changes nothing (the poller may save one twice after a failed commit).
-        yield* store.applySnapshots([{ source: source!, snapshot: snapshot(), at: when }])
+        yield* store.applySnapshots([{ source: source!, snapshot: snapshot(), since: sinceAt(when), at: when }])
         assert.deepStrictEqual(yield* recordsOf(source!.id), {
           incidents: [
             { external_id: "i1", status: "investigating", resolved: false, components: "c1,c2", updates: "i1-u1:investigating:Looking.,i1-u2:identified:Found." },
@@ -143,7 +146,7 @@ const behaviour = <E>(name: string, database: Layer.Layer<SqlClient, E>) =>
           }
         })
         // A synthetic source is never verified; without incidents it has no history yet.
-        yield* store.applySnapshots([{ source: synthetic!, snapshot: snapshot({ incidents: [], regions: [] }), at: when }])
+        yield* store.applySnapshots([{ source: synthetic!, snapshot: snapshot({ incidents: [], regions: [] }), since: sinceAt(when), at: when }])
         assert.deepStrictEqual((yield* recordsOf(synthetic!.id)).source, { region_statuses: [], verified: false, has_history: false })
       }))
 
@@ -156,6 +159,7 @@ const behaviour = <E>(name: string, database: Layer.Layer<SqlClient, E>) =>
         yield* store.applySnapshots([{
           source: source!,
           snapshot: snapshot({ maintenances: [started, later] }),
+          since: sinceAt(new Date(t0 + 20 * 60_000)),
           at: new Date(t0 + 20 * 60_000)
         }])
 
@@ -180,7 +184,7 @@ const behaviour = <E>(name: string, database: Layer.Layer<SqlClient, E>) =>
             maintenance("m-backwards", { scheduled_for: at(900), scheduled_until: at(800) })
           ]
         })
-        yield* store.applySnapshots([{ source: source!, snapshot: trimmed, at: new Date(t0 + 30 * 60_000) }])
+        yield* store.applySnapshots([{ source: source!, snapshot: trimmed, since: sinceAt(new Date(t0 + 30 * 60_000)), at: new Date(t0 + 30 * 60_000) }])
         const records = yield* recordsOf(source!.id)
         assert.deepStrictEqual(records.incidents, [
           {
@@ -217,7 +221,7 @@ describe("SourceStore records", () => {
         const store = yield* SourceStore
         const sources = yield* addSources(Array.from({ length: 1000 }, (_, i) => `store-bulk-${String(i).padStart(4, "0")}`))
         const changes = (minute: number, status: Snapshot["status"]): Array<SnapshotChange> =>
-          sources.map((source) => ({ source, snapshot: snapshot({ status }), at: new Date(t0 + minute * 60_000) }))
+          sources.map((source) => ({ source, snapshot: snapshot({ status }), since: sinceAt(new Date(t0 + minute * 60_000)), at: new Date(t0 + minute * 60_000) }))
         const run = (batch: ReadonlyArray<SnapshotChange>) =>
           Effect.gen(function*() {
             const started = performance.now()
