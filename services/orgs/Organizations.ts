@@ -93,6 +93,7 @@ export class Organizations extends Context.Service<Organizations, {
         yield* requirePermission(principal, "audit.view")
         return yield* listPage({
           page,
+          idType: "bigint",
           select: (where, limit) =>
             sql<{
               id: string
