@@ -5,6 +5,7 @@ import { PlanId } from "../domain/Organization.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
 import { Organizations } from "../orgs/Organizations.ts"
 import * as Migrations from "../platform/Migrations.ts"
+import * as Postgres from "../platform/Postgres.ts"
 import * as Stores from "../platform/Stores.ts"
 
 const create = Command.make(
@@ -46,7 +47,7 @@ const plan = Command.make(
     yield* Migrations.migratePostgres()
     const organization = yield* Organizations.use((o) => o.setPlanAsOperator(slug, plan, operator()))
     yield* Console.log(JSON.stringify(organization))
-  }, Effect.provide(Organizations.layer.pipe(Layer.provideMerge(Stores.layer))))
+  }, Effect.provide(Organizations.layer.pipe(Layer.provideMerge(Postgres.layer)))) // a plan is a PostgreSQL row: no other store
 ).pipe(Command.withDescription(
   "Move an organization to another plan and print it as JSON; audited as the operator. Plans are the operator's to change, " +
     "not the organization's. With embedded stores, run it while statusgrid is stopped"
