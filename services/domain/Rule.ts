@@ -148,7 +148,7 @@ export type RuleTemplate = typeof RuleTemplate.Type
 /** Levels in either vocabulary, any case; decoded to the stored levels, distinct, by severity. */
 export const AlertLevels = Schema.Array(
   Schema.String.check(Schema.makeFilter((s: string) =>
-    s.toLowerCase() in alertLevelAliases || "must be one of critical, degraded, info (or Alert, Warning, Info)"
+    Object.hasOwn(alertLevelAliases, s.toLowerCase()) || "must be one of critical, degraded, info (or Alert, Warning, Info)"
   ))
 ).pipe(
   Schema.decodeTo(

@@ -44,6 +44,29 @@ const stringPaths = (doc: Document, schema: JsonSchema, path: ReadonlyArray<stri
   return [...unique.values()]
 }
 
+/**
+ * The path of every object the schema lists whose members are known (the
+ * body itself, `auth`, `settings`, `schedule`, ...): a member of another name
+ * is an unknown field there. Maps (`additionalProperties` with a schema, such
+ * as headers) take any name and are left out.
+ */
+const objectPaths = (doc: Document, schema: JsonSchema, path: ReadonlyArray<string> = [], seen = new Set<string>()): Array<ReadonlyArray<string>> => {
+  if (schema.$ref !== undefined) {
+    if (seen.has(schema.$ref)) return []
+    const name = schema.$ref.replace("#/components/schemas/", "")
+    return objectPaths(doc, doc.components.schemas[name]!, path, new Set([...seen, schema.$ref]))
+  }
+  const found: Array<ReadonlyArray<string>> = [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].flatMap((v) => objectPaths(doc, v, path, seen))
+  if (schema.type === "object" && typeof schema.additionalProperties !== "object") found.push(path)
+  for (const [key, property] of Object.entries(schema.properties ?? {})) found.push(...objectPaths(doc, property, [...path, key], seen))
+  if (schema.items !== undefined) found.push(...objectPaths(doc, schema.items, [...path, "0"], seen))
+  return [...new Map(found.map((p) => [p.join("."), p])).values()]
+}
+
+/** Sets an own property, even one named `__proto__` (an assignment would set the prototype). */
+const setOwn = (target: object, key: string, value: unknown) =>
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+
 /** `body` with the value at `path` replaced (objects and arrays created on the way). */
 const withValueAt = (body: unknown, path: ReadonlyArray<string>, value: unknown): unknown => {
   if (path.length === 0) return value
@@ -54,14 +77,17 @@ const withValueAt = (body: unknown, path: ReadonlyArray<string>, value: unknown)
     return list
   }
   const object = body !== null && typeof body === "object" && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : {}
-  object[head] = withValueAt(object[head], rest, value)
-  return object
+  return setOwn(object, head, withValueAt(Object.hasOwn(object, head) ? object[head] : undefined, rest, value))
 }
 
-/** The JSON text of `body` with one more member first, named `name` (`__proto__` cannot be set as an own property by a literal). */
-const withMember = (body: Record<string, unknown>, name: string) => {
-  const rest = JSON.stringify(body).slice(1)
-  return `{${JSON.stringify(name)}:"x"${rest === "}" ? "" : ","}${rest}`
+/** Whether `body` holds an object at `path`. */
+const hasObjectAt = (body: unknown, path: ReadonlyArray<string>): boolean => {
+  let at: unknown = body
+  for (const key of path) {
+    if (at === null || typeof at !== "object" || !Object.hasOwn(at, key)) return false
+    at = (at as Record<string, unknown>)[key]
+  }
+  return at !== null && typeof at === "object" && !Array.isArray(at)
 }
 
 /** The same fields as a form (the top-level strings and numbers). */
@@ -119,6 +145,7 @@ describe("bad input is never a 500: every write endpoint of the OpenAPI document
         assert.deepStrictEqual(writes.map((w) => w.name).toSorted(), Object.keys(valid).toSorted())
 
         let requests = 0
+        let objects = 0
         for (const { name, method, operation } of writes) {
           const { path, body } = valid[name]!
           const send = (options: { body?: unknown; rawBody?: string; headers?: Record<string, string> }) => {
@@ -127,10 +154,23 @@ describe("bad input is never a 500: every write endpoint of the OpenAPI document
           }
           const before = yield* organizationDigest(tenant.id)
 
-          for (const member of ["__proto__", "constructor", "toString"]) {
-            assertRefused(yield* send({ rawBody: withMember(body(), member) }), `${name} with ${member}`, 400, member)
-          }
           const schema = operation.requestBody!.content["application/json"]!.schema
+          // A member named like a built-in property of objects, in the body and in every object in it.
+          for (const at of objectPaths(doc, schema)) {
+            for (const member of ["__proto__", "constructor", "toString"]) {
+              const base = body()
+              const bad = JSON.stringify(withValueAt(base, [...at, member], "x"))
+              const field = [...at, member].join(".")
+              const r = yield* send({ rawBody: bad })
+              if (hasObjectAt(base, at)) {
+                assertRefused(r, `${name} with ${field}`, 400, field)
+              } else {
+                // An object the valid body leaves out: refused naming it or a field in it (a member it requires may come first).
+                assertRefused(r, `${name} with ${field}`, 400, r.body?.field?.startsWith(at.join(".")) === true ? r.body.field : at.join("."))
+              }
+              objects++
+            }
+          }
           const paths = stringPaths(doc, schema)
           assert.isAbove(paths.length, 0, name)
           for (const field of paths) {
@@ -147,7 +187,10 @@ describe("bad input is never a 500: every write endpoint of the OpenAPI document
           const ok = yield* send({ body: body() })
           assert.include([200, 201], ok.status, `${name} with a valid body: ${JSON.stringify(ok.body)}`)
         }
-        console.log(JSON.stringify({ test: "bad-input", write_endpoints: writes.length, requests }))
+        // Values that name built-in properties are values, not the aliases they might be looked up as.
+        const levels = yield* call("POST", "/rules", { key, body: { ...bodies.rule(other.channel), alert_levels: ["constructor"] } })
+        assertRefused(levels, "alert_levels constructor", 400, "alert_levels.0")
+        console.log(JSON.stringify({ test: "bad-input", write_endpoints: writes.length, requests, built_in_members: objects }))
       }))
   })
 })
