@@ -23,6 +23,13 @@ const idPatterns: Record<IdType, RegExp> = {
 }
 const micros = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
 
+/** An instant PostgreSQL accepts: the shape above, a real date and time (no February 30), year 1 or later. */
+const isInstant = (at: string): boolean => {
+  if (!micros.test(at) || at.startsWith("0000")) return false
+  const parsed = new Date(`${at.slice(0, 23)}Z`)
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === at.slice(0, 19)
+}
+
 /**
  * Select this (table alias `t`) as `cursor_at`: created_at to the microsecond, as PostgreSQL keeps it;
  * a millisecond cursor would show the last row of a page again on the next.
@@ -35,7 +42,7 @@ export const encodeCursor = (p: Position): string => Buffer.from(`${p.at}|${p.id
 export const decodeCursor = (cursor: string | undefined, idType: IdType = "uuid"): Effect.Effect<Position | undefined, InvalidParameter> => {
   if (cursor === undefined) return Effect.succeed(undefined)
   const [at, id, ...rest] = Buffer.from(cursor, "base64url").toString("utf8").split("|")
-  if (rest.length > 0 || at === undefined || id === undefined || !idPatterns[idType].test(id) || !micros.test(at)) {
+  if (rest.length > 0 || at === undefined || id === undefined || !idPatterns[idType].test(id) || !isInstant(at)) {
     return Effect.fail(invalidCursor())
   }
   return Effect.succeed({ at, id })

@@ -92,6 +92,17 @@ describe("paging: every list of the OpenAPI document walks page by page", () => 
           assert.deepStrictEqual(walked, expected, `${list}: each item once, in the list's order`)
           figures[template] = { items: walked.length, pages }
         }
+        // A cursor of the right shape that no page gave (an impossible instant, an id of the other kind) is a 400, never a 500.
+        const uuid = "00000000-0000-4000-8000-000000000000"
+        const forged = ["2026-02-30T10:00:00.000000Z", "0000-01-01T00:00:00.000000Z", "2026-01-01T24:00:00.000000Z"]
+          .flatMap((at) => [`${at}|${uuid}`, `${at}|42`])
+          .concat([`2026-01-01T00:00:00.000000Z|99999999999999999999`])
+        for (const list of ["/stacks", "/audit-log", "/deliveries"]) {
+          for (const raw of forged) {
+            const r = yield* call("GET", `${list}?cursor=${Buffer.from(raw).toString("base64url")}`, { key })
+            assert.deepStrictEqual([r.status, r.body.field], [400, "cursor"], `${list} with ${raw}: ${JSON.stringify(r.body)}`)
+          }
+        }
         console.log(JSON.stringify({ test: "paging", lists: figures }))
       }))
   })
