@@ -3,7 +3,7 @@ import type { unhandled } from "effect/Types"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiError } from "effect/http-api"
 import { Api } from "../domain/api/Api.ts"
-import { ApiErrors, type ErrorBody, InternalError, InvalidParameter, PayloadTooLarge } from "../domain/api/Errors.ts"
+import { ApiErrors, type ErrorBody, InternalError, InvalidParameter, PayloadTooLarge, type UnsupportedMediaType } from "../domain/api/Errors.ts"
 import { maxFilterKeys, maxLimit, maxSearchLength } from "../domain/api/Sources.ts"
 import { CategoryId } from "../domain/Source.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
@@ -18,6 +18,7 @@ import { OrganizationHttp } from "./Organization/http.ts"
 import { StacksHttp } from "./Stacks/http.ts"
 import { OrgAuthLive } from "./OrgAuth.ts"
 import { RateLimiter } from "./RateLimiter.ts"
+import { checkBody } from "./RequestBody.ts"
 import { SourcesHttp } from "./Sources/http.ts"
 
 export const openapiPath = "/api/v1/openapi.json"
@@ -26,14 +27,17 @@ export const openapiPath = "/api/v1/openapi.json"
 export const maxBodyBytes = 512 * 1024
 const maxBodySize = ByteSize.bytes(maxBodyBytes)
 
-/** What each query parameter must be, said once for every endpoint that takes it. */
-const expectations: Record<string, string> = {
-  category: `category must be given once, as one of ${CategoryId.literals.join(", ")}`,
-  limit: `limit must be given once, as an integer from 1 to ${maxLimit}`,
-  search: `search must be given once, as text of at most ${maxSearchLength} characters without NUL`,
-  filter: `filter must be given once, as a comma-separated list of 1 to ${maxFilterKeys} source keys`,
-  cursor: "cursor must be given once, as the next_cursor of a previous page"
-}
+/**
+ * What each query parameter must be, said once for every endpoint that takes it.
+ * A Map, not an object literal: a body field may be named `constructor` or `__proto__`.
+ */
+const expectations: ReadonlyMap<string, string> = new Map([
+  ["category", `category must be given once, as one of ${CategoryId.literals.join(", ")}`],
+  ["limit", `limit must be given once, as an integer from 1 to ${maxLimit}`],
+  ["search", `search must be given once, as text of at most ${maxSearchLength} characters without NUL`],
+  ["filter", `filter must be given once, as a comma-separated list of 1 to ${maxFilterKeys} source keys`],
+  ["cursor", "cursor must be given once, as the next_cursor of a previous page"]
+])
 /** Parameters whose schema says which part is wrong, worth adding to the message. */
 const detailed = new Set(["filter"])
 
@@ -50,7 +54,8 @@ const invalidParameter = (error: HttpApiError.HttpApiSchemaError): InvalidParame
   const field = path.length === 0
     ? error.kind.toLowerCase()
     : error.kind === "Payload" ? path.map(segment).join(".") : segment(path[0]!)
-  const expected = expectations[field]
+  // Only query parameters have a set sentence; a body field of the same name is described by its issue.
+  const expected = error.kind === "Payload" ? undefined : expectations.get(field)
   const message = expected === undefined
     ? `${field} is invalid${issue === undefined ? "" : `: ${issue.message}`}`
     : detailed.has(field) && issue !== undefined
@@ -67,15 +72,16 @@ const isBodyTooLarge = (defect: unknown): boolean =>
 const internalError = () => new InternalError({ message: "internal error; it has been logged" })
 
 /**
- * Server side of `ApiErrors`: a request that fails decoding becomes a 400
+ * Server side of `ApiErrors`: a body that is not JSON or holds a NUL is
+ * refused first (services/api/RequestBody.ts); a request that fails decoding becomes a 400
  * naming the parameter; a response that fails encoding and any defect become
  * a 500 with the same body, logged with its cause. Typed errors of the
  * handlers pass through untouched.
  */
 export const ApiErrorsLive = Layer.succeed(ApiErrors, (httpEffect, { endpoint, group }) =>
-  httpEffect.pipe(
+  Effect.andThen(checkBody(endpoint), httpEffect).pipe(
     Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
-    Effect.catch((error): Effect.Effect<never, unhandled | InvalidParameter | InternalError> => {
+    Effect.catch((error): Effect.Effect<never, unhandled | InvalidParameter | UnsupportedMediaType | InternalError> => {
       if (!HttpApiError.HttpApiSchemaError.is(error)) return Effect.fail(error)
       if (error.kind === "Body" || error.kind === "ResponseHeaders") {
         return Effect.logError("API response failed encoding", Cause.fail(error)).pipe(

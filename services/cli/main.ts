@@ -5,6 +5,7 @@ import { bench } from "./bench.ts"
 import { catalog } from "./catalog.ts"
 import { org } from "./org.ts"
 import { probe } from "./probe.ts"
+import * as Report from "./report.ts"
 import { runner } from "./runner.ts"
 import { serve } from "./serve.ts"
 import { simulate } from "./simulate.ts"
@@ -57,15 +58,19 @@ const migrate = Command.make(
 
 const statusgrid = Command.make("statusgrid").pipe(
   Command.withDescription("statusgrid: whether the services you depend on are up"),
-  Command.withSubcommands([start, runner, migrate, org, probe, simulate, catalog, bench])
+  Command.withSubcommands([start, runner, migrate, org, probe, simulate, catalog, bench]),
+  Command.withGlobalFlags([Report.Verbose])
 )
 
 /** A stop by SIGTERM/SIGINT is the normal end of a service: exit 0, not 130. */
 const teardown: Runtime.Teardown = (exit, onExit) =>
   Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
 
+// Failures print as one line (services/cli/report.ts); --verbose adds the whole cause.
+const argv = process.argv.slice(2)
 statusgrid.pipe(
   Command.run({ version }),
-  Effect.provide(Layer.mergeAll(NodeServices.layer, Logging.layer)),
+  Report.reportFailures(argv),
+  Effect.provide(Layer.mergeAll(NodeServices.layer, Logging.layer, Report.presenterLayer(argv))),
   NodeRuntime.runMain({ teardown })
 )

@@ -1,8 +1,11 @@
 import { Console, Effect, Layer } from "effect"
-import { Command, Flag } from "effect/cli"
+import { Argument, Command, Flag } from "effect/cli"
+import * as Os from "node:os"
+import { PlanId } from "../domain/Organization.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
 import { Organizations } from "../orgs/Organizations.ts"
 import * as Migrations from "../platform/Migrations.ts"
+import * as Postgres from "../platform/Postgres.ts"
 import * as Stores from "../platform/Stores.ts"
 
 const create = Command.make(
@@ -23,7 +26,34 @@ const create = Command.make(
   "Create an organization and print an Admin API key for it (once). With embedded stores, run it while statusgrid is stopped"
 ))
 
+/** Who runs an operator command, for the audit log: OS user @ host. */
+const operator = (): string => {
+  let user = "unknown"
+  try {
+    user = Os.userInfo().username
+  } catch {
+    // no passwd entry (some containers): the host still says where
+  }
+  return `${user}@${Os.hostname()}`.slice(0, 200)
+}
+
+const plan = Command.make(
+  "plan",
+  {
+    slug: Argument.String("slug").pipe(Argument.withDescription("The organization's slug")),
+    plan: Argument.Literals("plan", PlanId.literals).pipe(Argument.withDescription("free, pro or enterprise"))
+  },
+  Effect.fn(function*({ slug, plan }) {
+    yield* Migrations.migratePostgres()
+    const organization = yield* Organizations.use((o) => o.setPlanAsOperator(slug, plan, operator()))
+    yield* Console.log(JSON.stringify(organization))
+  }, Effect.provide(Organizations.layer.pipe(Layer.provideMerge(Postgres.layer)))) // a plan is a PostgreSQL row: no other store
+).pipe(Command.withDescription(
+  "Move an organization to another plan and print it as JSON; audited as the operator. Plans are the operator's to change, " +
+    "not the organization's. With embedded stores, run it while statusgrid is stopped"
+))
+
 export const org = Command.make("org").pipe(
   Command.withDescription("Organizations"),
-  Command.withSubcommands([create])
+  Command.withSubcommands([create, plan])
 )

@@ -1,4 +1,5 @@
 import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import { noNul, Text } from "./Text.ts"
 
 /**
  * Notification channels (spec: Channel settings): one settings schema per
@@ -33,8 +34,6 @@ export const channelLimits = {
 const withDefault = <S extends Schema.Constraint>(self: S, value: S["Type"]) =>
   Schema.withDecodingDefaultType<S, never>(Effect.succeed(value))(self)
 
-const Text = (max: number) =>
-  Schema.Trim.check(Schema.isBetweenLength(1, max, { message: `must be 1 to ${max} characters` }))
 
 const parseUrl = (s: string): URL | undefined => {
   try {
@@ -128,6 +127,7 @@ export const unknownPlaceholders = (template: string): ReadonlyArray<string> =>
 export const TemplateText = (max: number) =>
   Schema.String.check(
     Schema.isBetweenLength(1, max, { message: `must be 1 to ${max} characters` }),
+    noNul,
     Schema.makeFilter((s: string) => {
       const unknown = unknownPlaceholders(s)
       return unknown.length === 0 ||

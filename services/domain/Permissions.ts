@@ -11,7 +11,8 @@ import type { Role } from "./Organization.ts"
  *   and "Delete stacks" (`content.delete`);
  * - notification rules, channels and test sends follow "Manage notifications";
  * - members, invitations, roles and API keys follow "Invite members";
- * - the plan follows "Manage billing"; the audit log is for Admins.
+ * - the audit log is for Admins; "Manage billing" awaits the portal's billing
+ *   pages (the plan itself is changed only by the operator: `statusgrid org plan`).
  */
 export const Permission = Schema.Literals([
   "view",

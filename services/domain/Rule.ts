@@ -1,5 +1,6 @@
 import { Effect, Result, Schema, SchemaTransformation } from "effect"
 import { decodeFields, type FieldIssue, TemplateText } from "./Channel.ts"
+import { Text } from "./Text.ts"
 
 /**
  * Notification rules (spec: Notification rule): which events, in which
@@ -147,7 +148,7 @@ export type RuleTemplate = typeof RuleTemplate.Type
 /** Levels in either vocabulary, any case; decoded to the stored levels, distinct, by severity. */
 export const AlertLevels = Schema.Array(
   Schema.String.check(Schema.makeFilter((s: string) =>
-    s.toLowerCase() in alertLevelAliases || "must be one of critical, degraded, info (or Alert, Warning, Info)"
+    Object.hasOwn(alertLevelAliases, s.toLowerCase()) || "must be one of critical, degraded, info (or Alert, Warning, Info)"
   ))
 ).pipe(
   Schema.decodeTo(
@@ -164,7 +165,7 @@ export const AlertLevels = Schema.Array(
 
 /** Each field of a rule as given, without defaults: the PATCH body makes them all optional. */
 export const ruleFields = {
-  name: Schema.Trim.check(Schema.isBetweenLength(1, ruleLimits.nameLength, { message: `must be 1 to ${ruleLimits.nameLength} characters` })),
+  name: Text(ruleLimits.nameLength),
   active: Schema.Boolean,
   triggers: Schema.Array(Trigger).check(
     Schema.isMinLength(1, { message: "must list at least one trigger" }),

@@ -108,6 +108,10 @@ const prepareSettings = (box: SecretBox["Service"], type: ChannelType, input: un
   return Result.succeed({ view, secrets, sealed, generated })
 }
 
+/** Sets `key` as an own property: a field named `__proto__` stays a field (and is refused as unknown), not a prototype. */
+const setOwn = (target: Record<string, unknown>, key: string, value: unknown) =>
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+
 /**
  * A PATCH's settings over the stored ones: `null` removes a setting; a secret
  * sent back exactly as shown (masked) keeps the stored secret, so a client
@@ -129,11 +133,11 @@ const mergeSettings = (
       // Header by header: a value shown masked and sent back keeps the stored value.
       const shown = (view[field] ?? {}) as Record<string, unknown>
       const kept = (stored[field] ?? {}) as Record<string, unknown>
-      merged[field] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, v]) =>
-        [name, v === shown[name] && name in kept ? kept[name] : v]
-      ))
+      setOwn(merged, field, Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, v]) =>
+        [name, Object.hasOwn(shown, name) && v === shown[name] && Object.hasOwn(kept, name) ? kept[name] : v]
+      )))
     } else {
-      merged[field] = value
+      setOwn(merged, field, value)
     }
   }
   return merged

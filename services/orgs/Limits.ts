@@ -2,12 +2,25 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { PlanLimitReached } from "../domain/api/Errors.ts"
 
+/** What a whole-source stack item counts for `max_components`: the source's components, at least 1. */
+const sourceWeight = (sourceId: string) => `greatest((SELECT count(*) FROM components c WHERE c.source_id = ${sourceId}), 1)`
+
+/** What adding the source `sourceId` as one stack item counts for `max_components`. */
+export const sourceItemWeight = (sourceId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const [row] = yield* sql.unsafe<{ n: number }>(`SELECT ${sourceWeight("$1::uuid")}::int AS n`, [sourceId]).pipe(Effect.orDie)
+    return Number(row?.n ?? 1)
+  })
+
 /** The plan limits (columns of `plans`) and what each counts. */
 export const PlanLimit = {
   max_stacks: { what: "stacks", count: "SELECT count(*)::int AS n FROM stacks WHERE organization_id = $1" },
+  // A whole source counts as its components (at least 1): adding AWS as one item must not pass the limit.
   max_components: {
     what: "components in stacks",
-    count: `SELECT count(*)::int AS n FROM stack_items i JOIN stacks s ON s.id = i.stack_id WHERE s.organization_id = $1`
+    count: `SELECT coalesce(sum(CASE WHEN i.kind = 'source' THEN ${sourceWeight("i.source_id")} ELSE 1 END), 0)::int AS n
+            FROM stack_items i JOIN stacks s ON s.id = i.stack_id WHERE s.organization_id = $1`
   },
   max_monitors: { what: "website monitors", count: "SELECT count(*)::int AS n FROM monitors WHERE organization_id = $1" },
   max_users: {

@@ -1,22 +1,27 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { Conflict, type Forbidden, type InvalidParameter } from "../domain/api/Errors.ts"
+import { Conflict, type Forbidden, type InvalidParameter, NotFound } from "../domain/api/Errors.ts"
 import type { PlanId } from "../domain/Organization.ts"
 import type { AuditEntry, Organization } from "../domain/api/Organization.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { requirePermission } from "./Access.ts"
-import { recordAudit } from "./Audit.ts"
+import { recordOperatorAudit } from "./Audit.ts"
 import { PlanLimit } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 
 
 const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 
-/** Organizations: creation (sign-up, CLI), the caller's own organization and plan, and its audit log. */
+/**
+ * Organizations: creation (sign-up, CLI), the caller's own organization and
+ * plan, and its audit log. The plan is changed only by the installation's
+ * operator (`statusgrid org plan`), never through the organization's own keys.
+ */
 export class Organizations extends Context.Service<Organizations, {
   create(input: { readonly name: string; readonly slug: string; readonly plan?: PlanId }): Effect.Effect<{ readonly id: string }, Conflict>
   get(principal: Principal): Effect.Effect<Organization>
-  setPlan(principal: Principal, plan: PlanId): Effect.Effect<Organization, Forbidden>
+  /** The operator (`operator`: who ran the command) moves the organization `slug` to `plan`; audited as the operator. */
+  setPlanAsOperator(slug: string, plan: PlanId, operator: string): Effect.Effect<Organization, NotFound>
   auditLog(principal: Principal, page: PageRequest): Effect.Effect<{ data: ReadonlyArray<AuditEntry>; next_cursor: string | null; limit: number }, Forbidden | InvalidParameter>
 }>()("statusgrid/orgs/Organizations") {
   static readonly layer = Layer.effect(
@@ -35,16 +40,16 @@ export class Organizations extends Context.Service<Organizations, {
         return { id: rows[0]!.id }
       })
 
-      const get = Effect.fn("Organizations.get")(function*(principal: Principal) {
+      const byId = Effect.fn("Organizations.byId")(function*(organizationId: string) {
         const [row] = yield* sql<Record<string, unknown>>`
           SELECT o.id, o.slug, o.name, o.plan_id, o.created_at, p.channel_types, p.max_stacks, p.max_components, p.max_monitors,
             p.max_users, p.max_rules, coalesce(o.custom_sources_limit, p.max_custom_sources) AS max_custom_sources,
             p.max_channels_per_rule
-          FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = ${principal.organization_id}::uuid`.pipe(Effect.orDie)
+          FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = ${organizationId}::uuid`.pipe(Effect.orDie)
         const used = yield* Effect.forEach(
           ["max_stacks", "max_components", "max_monitors", "max_users", "max_rules", "max_custom_sources"] as const,
           (limit) =>
-            sql.unsafe<{ n: number }>(PlanLimit[limit].count, [principal.organization_id]).pipe(
+            sql.unsafe<{ n: number }>(PlanLimit[limit].count, [organizationId]).pipe(
               Effect.map((r) => [limit, { limit: (row![limit] as number | null) ?? null, used: Number(r[0]?.n ?? 0) }] as const),
               Effect.orDie
             )
@@ -64,26 +69,31 @@ export class Organizations extends Context.Service<Organizations, {
         } satisfies Organization
       })
 
-      const setPlan = Effect.fn("Organizations.setPlan")(function*(principal: Principal, plan: PlanId) {
-        yield* requirePermission(principal, "billing.manage")
-        const before = yield* get(principal)
+      const get = (principal: Principal) => byId(principal.organization_id)
+
+      const setPlanAsOperator = Effect.fn("Organizations.setPlanAsOperator")(function*(slug: string, plan: PlanId, operator: string) {
+        const [found] = yield* sql<{ id: string; plan_id: PlanId }>`
+          SELECT id, plan_id FROM organizations WHERE slug = ${slug}`.pipe(Effect.orDie)
+        if (found === undefined) return yield* new NotFound({ field: "slug", message: `no organization with slug ${slug}` })
         yield* sql.withTransaction(Effect.gen(function*() {
-          yield* sql`UPDATE organizations SET plan_id = ${plan}, updated_at = now() WHERE id = ${principal.organization_id}::uuid`
-          yield* recordAudit(principal, {
+          const [locked] = yield* sql<{ plan_id: PlanId }>`SELECT plan_id FROM organizations WHERE id = ${found.id}::uuid FOR UPDATE`
+          yield* sql`UPDATE organizations SET plan_id = ${plan}, updated_at = now() WHERE id = ${found.id}::uuid`
+          yield* recordOperatorAudit(found.id, operator, {
             action: "organization.plan_changed",
             entity_type: "organization",
-            entity_id: principal.organization_id,
-            before: { plan: before.plan },
+            entity_id: found.id,
+            before: { plan: locked?.plan_id ?? found.plan_id },
             after: { plan }
           })
         })).pipe(Effect.provideService(SqlClient, sql), Effect.orDie)
-        return yield* get(principal)
+        return yield* byId(found.id)
       })
 
       const auditLog = Effect.fn("Organizations.auditLog")(function*(principal: Principal, page: PageRequest) {
         yield* requirePermission(principal, "audit.view")
         return yield* listPage({
           page,
+          idType: "bigint",
           select: (where, limit) =>
             sql<{
               id: string
@@ -93,12 +103,13 @@ export class Organizations extends Context.Service<Organizations, {
               entity_id: string | null
               actor_user_id: string | null
               actor_api_key_id: string | null
+              actor_operator: string | null
               before: unknown
               after: unknown
               ip: string | null
               created_at: Date
             }>`
-              SELECT t.id::text AS id, t.action, t.entity_type, t.entity_id, t.actor_user_id, t.actor_api_key_id,
+              SELECT t.id::text AS id, t.action, t.entity_type, t.entity_id, t.actor_user_id, t.actor_api_key_id, t.actor_operator,
                 t.before, t.after, host(t.ip) AS ip, t.created_at, ${sql.literal(cursorAt)}
               FROM audit_log t WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
               ORDER BY t.created_at, t.id LIMIT ${limit}`,
@@ -111,6 +122,8 @@ export class Organizations extends Context.Service<Organizations, {
               ? { kind: "user", id: row.actor_user_id }
               : row.actor_api_key_id !== null
               ? { kind: "api_key", id: row.actor_api_key_id }
+              : row.actor_operator !== null
+              ? { kind: "operator", id: row.actor_operator }
               : { kind: "system", id: null },
             before: row.before,
             after: row.after,
@@ -120,7 +133,7 @@ export class Organizations extends Context.Service<Organizations, {
         }).pipe(Effect.provideService(SqlClient, sql))
       })
 
-      return Organizations.of({ create, get, setPlan, auditLog })
+      return Organizations.of({ create, get, setPlanAsOperator, auditLog })
     })
   )
 }

@@ -13,8 +13,22 @@ export interface Position {
 const invalidCursor = () =>
   new InvalidParameter({ field: "cursor", message: "cursor is not a value this API returned as next_cursor" })
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+/** The type of a list's `id` column: most tables are keyed by uuid, the audit log by a bigint identity. */
+export type IdType = "uuid" | "bigint"
+
+const idPatterns: Record<IdType, RegExp> = {
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+  // At most 18 digits: always within bigint, so a forged cursor cannot fail the cast.
+  bigint: /^[1-9][0-9]{0,17}$/
+}
 const micros = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
+
+/** An instant PostgreSQL accepts: the shape above, a real date and time (no February 30), year 1 or later. */
+const isInstant = (at: string): boolean => {
+  if (!micros.test(at) || at.startsWith("0000")) return false
+  const parsed = new Date(`${at.slice(0, 23)}Z`)
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === at.slice(0, 19)
+}
 
 /**
  * Select this (table alias `t`) as `cursor_at`: created_at to the microsecond, as PostgreSQL keeps it;
@@ -25,10 +39,10 @@ export const cursorAt = `to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"
 /** The cursor is base64url of `<created_at ISO>|<id>`: opaque to clients, checked when it comes back. */
 export const encodeCursor = (p: Position): string => Buffer.from(`${p.at}|${p.id}`, "utf8").toString("base64url")
 
-export const decodeCursor = (cursor: string | undefined): Effect.Effect<Position | undefined, InvalidParameter> => {
+export const decodeCursor = (cursor: string | undefined, idType: IdType = "uuid"): Effect.Effect<Position | undefined, InvalidParameter> => {
   if (cursor === undefined) return Effect.succeed(undefined)
   const [at, id, ...rest] = Buffer.from(cursor, "base64url").toString("utf8").split("|")
-  if (rest.length > 0 || at === undefined || id === undefined || !uuid.test(id) || !micros.test(at)) {
+  if (rest.length > 0 || at === undefined || id === undefined || !idPatterns[idType].test(id) || !isInstant(at)) {
     return Effect.fail(invalidCursor())
   }
   return Effect.succeed({ at, id })
@@ -42,18 +56,25 @@ export interface PageRequest {
 /**
  * One page of rows (table alias `t`, selecting `cursorAt` and `id`) matching
  * `where`, ordered by (created_at, id), as `{ data, next_cursor, limit }`.
- * The row mapper turns a database row into the API record.
+ * The row mapper turns a database row into the API record; `idType` is the
+ * type of `t.id` (uuid unless said).
  */
 export const listPage = <Row extends { readonly cursor_at: string; readonly id: string }, A>(options: {
   readonly select: (where: Fragment, limit: number) => Effect.Effect<ReadonlyArray<Row>, unknown, SqlClient>
   readonly page: PageRequest
   readonly map: (row: Row) => A
+  readonly idType?: IdType
 }) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
     const limit = options.page.limit ?? defaultPageSize
-    const after = yield* decodeCursor(options.page.cursor)
-    const where = after === undefined ? sql`true` : sql`(t.created_at, t.id) > (${after.at}::timestamptz, ${after.id}::uuid)`
+    const idType = options.idType ?? "uuid"
+    const after = yield* decodeCursor(options.page.cursor, idType)
+    const where = after === undefined
+      ? sql`true`
+      : idType === "bigint"
+      ? sql`(t.created_at, t.id) > (${after.at}::timestamptz, ${after.id}::bigint)`
+      : sql`(t.created_at, t.id) > (${after.at}::timestamptz, ${after.id}::uuid)`
     const rows = yield* options.select(where, limit + 1).pipe(Effect.orDie)
     const data = rows.slice(0, limit)
     const last = data.at(-1)

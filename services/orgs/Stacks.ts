@@ -18,7 +18,7 @@ import type { Principal } from "../domain/Principal.ts"
 import type { ComponentStatus, MonitorState, SourceStatus } from "../domain/Status.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
-import { ensureWithinLimit } from "./Limits.ts"
+import { ensureWithinLimit, sourceItemWeight } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 
 /** 24 random bytes, base64url: 192 bits, not guessable, short enough for a link. */
@@ -330,7 +330,9 @@ export class Stacks extends Context.Service<Stacks, {
           const alreadyIn = () => new Conflict({ field: itemField[input.kind], message: `this ${input.kind} is already in the stack` })
           if (present !== undefined) return yield* alreadyIn()
           // Locks the organization's row: two adds cannot both take the last free place.
-          yield* ensureWithinLimit(orgId, "max_components")
+          // A whole source takes as many places as it has components.
+          const places = input.kind === "source" ? yield* sourceItemWeight(value) : 1
+          yield* ensureWithinLimit(orgId, "max_components", places)
           const [inserted] = yield* sql<{ id: string }>`
             INSERT INTO stack_items (stack_id, kind, ${sql(column)}, position)
             VALUES (${id}::uuid, ${input.kind}, ${value}::uuid,

@@ -7,7 +7,7 @@ import { Users } from "../../services/identity/Users.ts"
 import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
 import { Members } from "../../services/orgs/Members.ts"
 import { SecretBox } from "../../services/platform/SecretBox.ts"
-import { apiServer, call, newTenant, type Tenant } from "../support/api.ts"
+import { apiServer, call, newTenant, operatorSetsPlan, type Tenant } from "../support/api.ts"
 import { withConfig } from "../support/stores.ts"
 
 const roles: ReadonlyArray<Role> = ["admin", "member", "viewer"]
@@ -461,14 +461,14 @@ describe("members API: members, roles, invitations", () => {
         assert.strictEqual(refused.body.message, "the Free plan allows 1 users (members and open invitations); this organization has 1")
         assert.deepStrictEqual(yield* counts(tenant.id), before)
 
-        assert.strictEqual((yield* call("PUT", "/organization/plan", { key: tenant.keys.admin, body: { plan: "pro" } })).status, 200)
+        yield* operatorSetsPlan(tenant.slug, "pro")
         const accepted = yield* call("POST", "/invitations", { key: tenant.keys.admin, body: { email: `second-${tag()}@example.com`, role: "member" } })
         assert.strictEqual(accepted.status, 201)
         const org = yield* call("GET", "/organization", { key: tenant.keys.admin })
         assert.deepStrictEqual(org.body.limits.max_users, { limit: null, used: 2 })
 
         // Back on Free with 2 counted: the open invitation can no longer be accepted.
-        assert.strictEqual((yield* call("PUT", "/organization/plan", { key: tenant.keys.admin, body: { plan: "free" } })).status, 200)
+        yield* operatorSetsPlan(tenant.slug, "free")
         const user = yield* Users.use((u) => u.signUp(`late-${tag()}@example.com`, password, "Late"))
         const atCount = yield* counts(tenant.id)
         const over = yield* Effect.flip(Members.use((m) => m.acceptInvitation(user.id, tokenOf(accepted.body.accept_url))))

@@ -4,7 +4,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import type { NotificationPayload } from "../../services/domain/Channel.ts"
 import type { Role } from "../../services/domain/Organization.ts"
 import { SecretBox } from "../../services/platform/SecretBox.ts"
-import { type ApiBase, apiServer, call, newTenant, type Tenant } from "../support/api.ts"
+import { type ApiBase, apiServer, call, newTenant, operatorSetsPlan, type Tenant } from "../support/api.ts"
 import { withConfig } from "../support/stores.ts"
 
 /** The server under test keeps its key here (apiServer's DATA_DIR); the tests open stored secrets with it. */
@@ -457,7 +457,7 @@ describe("notifications API: channels, rules, test sends, notification center", 
         assert.deepStrictEqual(created.template, template.template)
 
         // After a downgrade the rule keeps them, can be renamed, and can drop them; it cannot add them again.
-        yield* ok(200, "PUT", "/organization/plan", ent.keys.admin, { plan: "pro" })
+        yield* operatorSetsPlan(ent.slug, "pro")
         const renamed = yield* ok(200, "PATCH", `/rules/${created.id}`, ent.keys.admin, { name: "Renamed" })
         assert.deepStrictEqual(renamed.escalation, created.escalation)
         const dropped = yield* ok(200, "PATCH", `/rules/${created.id}`, ent.keys.admin, { escalation: null, template: null })
@@ -472,7 +472,7 @@ describe("notifications API: channels, rules, test sends, notification center", 
         const key = t.keys.admin
         const chat = yield* newChannel(t, slack())
         const mail = yield* newChannel(t)
-        yield* ok(200, "PUT", "/organization/plan", key, { plan: "free" })
+        yield* operatorSetsPlan(t.slug, "free")
         const before = yield* snapshot(t.id)
         const refused: Array<[string, string, unknown?]> = [
           ["POST", `/channels/${chat}/test`],

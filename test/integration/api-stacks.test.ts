@@ -485,6 +485,45 @@ describe("stacks API", () => {
         assert.deepStrictEqual(yield* counts(pro.id), { stacks: 2, items: 11, audit: 13 })
       }))
 
+    it.effect("Free plan: a whole source counts as its components, so it cannot bypass the 10-component limit", () =>
+      Effect.gen(function*() {
+        const big = yield* catalogSource(11)
+        const four = yield* catalogSource(4)
+        const six = yield* catalogSource(6)
+        const empty = yield* catalogSource(0)
+        const free = yield* newTenant("free")
+        const stack = yield* createStack(free, { name: "Only one" })
+        const before = yield* counts(free.id)
+
+        // Eleven components as one item: refused, nothing written.
+        const whole = yield* call("POST", `/stacks/${stack.id}/items`, { key: free.keys.member, body: { kind: "source", source_key: big.key } })
+        assert.deepStrictEqual([whole.status, whole.body.code, whole.body.field], [402, "plan_limit", "max_components"], JSON.stringify(whole.body))
+        assert.include(whole.body.message, "Free plan allows 10 components in stacks")
+        assert.deepStrictEqual(yield* counts(free.id), before)
+
+        // Four as a source, then six one by one: ten, the limit; usage says so.
+        yield* addItem(free, stack.id, { kind: "source", source_key: four.key })
+        const org = yield* call("GET", "/organization", { key: free.keys.viewer })
+        assert.deepStrictEqual(org.body.limits.max_components, { limit: 10, used: 4 })
+        for (const id of six.components) yield* addItem(free, stack.id, { kind: "component", component_id: id })
+        assert.deepStrictEqual((yield* call("GET", "/organization", { key: free.keys.viewer })).body.limits.max_components, { limit: 10, used: 10 })
+        // A source without components still takes one place.
+        const none = yield* call("POST", `/stacks/${stack.id}/items`, { key: free.keys.member, body: { kind: "source", source_key: empty.key } })
+        assert.deepStrictEqual([none.status, none.body.field], [402, "max_components"])
+
+        // Removing the four-component source frees four places.
+        const items = (yield* call("GET", `/stacks/${stack.id}`, { key: free.keys.viewer })).body.items as Array<{ id: string; kind: string }>
+        const sourceItem = items.find((i) => i.kind === "source")!
+        assert.strictEqual((yield* call("DELETE", `/stacks/${stack.id}/items/${sourceItem.id}`, { key: free.keys.member })).status, 204)
+        yield* addItem(free, stack.id, { kind: "source", source_key: empty.key })
+        assert.deepStrictEqual((yield* call("GET", "/organization", { key: free.keys.viewer })).body.limits.max_components, { limit: 10, used: 7 })
+
+        // Pro has no such limit.
+        const pro = yield* newTenant("pro")
+        const proStack = yield* createStack(pro, { name: "Big" })
+        yield* addItem(pro, proStack.id, { kind: "source", source_key: big.key })
+      }))
+
     it.effect("audit: one entry per change, with action, entity id, before and after", () =>
       Effect.gen(function*() {
         const tenant = yield* newTenant("pro")

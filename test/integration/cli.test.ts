@@ -53,6 +53,7 @@ describe("statusgrid simulate and probe", () => {
     assert.strictEqual((JSON.parse(ok.stdout) as { detected_by: string }).detected_by, "flag")
     const wrong = await runCli(["probe", "--type", "statuspage_io", `${url}/s/${instatus.key}`], childEnv({}))
     assert.notStrictEqual(wrong.code, 0)
-    assert.match(wrong.stdout + wrong.stderr, /AdapterError[\s\S]*HTTP 404/)
+    // One line: what failed, then what to do (services/cli/report.ts).
+    assert.match(wrong.stderr, /^statusgrid probe failed: [^\n]*HTTP 404[^\n]*\[AdapterError\]\. [^\n]+\n?$/)
   }, 60_000)
 })

@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { apiServer, call, newTenant } from "../support/api.ts"
+import { apiServer, call, newTenant, operatorSetsPlan } from "../support/api.ts"
 
 describe("organization API: keys, roles, plan, audit log", () => {
   layer(apiServer(), { timeout: 60_000, excludeTestServices: true })("on PostgreSQL", (it) => {
@@ -78,25 +78,39 @@ describe("organization API: keys, roles, plan, audit log", () => {
         assert.strictEqual((yield* call("GET", "/organization", { key: bKey.body.key })).status, 200)
       }))
 
-    it.effect("plan changes are Admin-only and recorded with before and after; the audit log is Admin-only", () =>
+    it.effect("plan changes belong to the operator: no role can change the plan through the API; the operator's change is audited as the operator; the audit log is Admin-only", () =>
       Effect.gen(function*() {
         const tenant = yield* newTenant("free")
-        assert.strictEqual((yield* call("PUT", "/organization/plan", { key: tenant.keys.member, body: { plan: "pro" } })).status, 403)
-        const changed = yield* call("PUT", "/organization/plan", { key: tenant.keys.admin, body: { plan: "pro" } })
-        assert.strictEqual(changed.status, 200)
-        assert.strictEqual(changed.body.plan, "pro")
-        assert.strictEqual(changed.body.limits.max_stacks.limit, null)
+        for (const role of ["admin", "member", "viewer"] as const) {
+          const refused = yield* call("PUT", "/organization/plan", { key: tenant.keys[role], body: { plan: "enterprise" } })
+          assert.strictEqual(refused.status, 404, role)
+          assert.strictEqual(refused.body.code, "not_found")
+          const patched = yield* call("PATCH", "/organization", { key: tenant.keys[role], body: { plan: "enterprise" } })
+          assert.strictEqual(patched.status, 404, role)
+        }
+        assert.strictEqual((yield* call("GET", "/organization", { key: tenant.keys.admin })).body.plan, "free")
+        const openapi = yield* call("GET", "/openapi.json")
+        const operations = Object.entries(openapi.body.paths as Record<string, Record<string, unknown>>)
+          .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`))
+        assert.notInclude(operations.join("\n"), "/organization/plan")
+        assert.deepStrictEqual(operations.filter((o) => o.endsWith(" /api/v1/organization")), ["get /api/v1/organization"])
+
+        const changed = yield* operatorSetsPlan(tenant.slug, "pro")
+        assert.strictEqual(changed.plan, "pro")
+        assert.strictEqual(changed.limits.max_stacks.limit, null)
+        assert.strictEqual((yield* call("GET", "/organization", { key: tenant.keys.viewer })).body.plan, "pro")
         const created = yield* call("POST", "/api-keys", { key: tenant.keys.admin, body: { name: "audit me", role: "viewer" } })
         yield* call("DELETE", `/api-keys/${created.body.id}`, { key: tenant.keys.admin })
 
         assert.strictEqual((yield* call("GET", "/audit-log", { key: tenant.keys.member })).status, 403)
         const log = yield* call("GET", "/audit-log", { key: tenant.keys.admin })
         assert.strictEqual(log.status, 200)
-        type Entry = { action: string; entity_id: string; before: Record<string, unknown>; after: Record<string, unknown>; actor: { kind: string }; ip: string }
+        type Entry = { action: string; entity_id: string; before: Record<string, unknown>; after: Record<string, unknown>; actor: { kind: string; id: string | null }; ip: string | null }
         const entries = log.body.data as Array<Entry>
         assert.deepStrictEqual(entries.map((e) => e.action), ["organization.plan_changed", "api_key.created", "api_key.revoked"])
         const [plan, create, revoke] = entries as [Entry, Entry, Entry]
         assert.deepStrictEqual([plan.before, plan.after], [{ plan: "free" }, { plan: "pro" }])
+        assert.deepStrictEqual([plan.actor, plan.entity_id, plan.ip], [{ kind: "operator", id: "test-operator@localhost" }, tenant.id, null])
         assert.strictEqual(create.entity_id, created.body.id)
         assert.strictEqual(create.actor.kind, "api_key")
         assert.strictEqual(create.ip, "127.0.0.1")

@@ -567,7 +567,7 @@ describe("sources API", () => {
         assert.deepStrictEqual(params("/api/v1/sources/{key}/maintenances"), ["path:key", "query:cursor", "query:limit"])
         const category = doc.paths["/api/v1/sources"]!.get.parameters[0]!
         assert.deepStrictEqual(category.schema.enum, ["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"])
-        assert.deepStrictEqual(Object.keys(doc.paths["/api/v1/sources/{key}"]!.get.responses).toSorted(), ["200", "400", "404", "413", "500"])
+        assert.deepStrictEqual(Object.keys(doc.paths["/api/v1/sources/{key}"]!.get.responses).toSorted(), ["200", "400", "404", "413", "415", "500"])
         // Error bodies are documented as they are sent: code, message, field; no _tag.
         const errors = Object.entries(doc.components.schemas).filter(([, schema]) => schema.properties?.["code"] !== undefined)
         assert.includeMembers(errors.map(([name]) => name.replace(/Encoded$/, "")), ["InvalidParameter", "NotFound", "InternalError", "Unauthorized", "Forbidden"])

@@ -99,6 +99,10 @@ export const newTenant = (plan: PlanId = "free") =>
     return { id, slug, keys: { admin, member, viewer } } satisfies Tenant
   })
 
+/** The installation's operator moves the organization `slug` to `plan` (what `statusgrid org plan` does). */
+export const operatorSetsPlan = (slug: string, plan: PlanId) =>
+  Organizations.use((o) => o.setPlanAsOperator(slug, plan, "test-operator@localhost"))
+
 export interface AuditRow {
   readonly action: string
   readonly entity_type: string

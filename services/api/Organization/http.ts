@@ -14,7 +14,6 @@ export const OrganizationHttpNoDeps = HttpApiBuilder.group(
     const keys = yield* ApiKeys
     return handlers.handleAll({
       get: () => CurrentPrincipal.use((p) => organizations.get(p)),
-      setPlan: ({ payload }) => CurrentPrincipal.use((p) => organizations.setPlan(p, payload.plan)),
       listApiKeys: ({ query }) => CurrentPrincipal.use((p) => keys.list(p, query)),
       createApiKey: ({ payload }) => CurrentPrincipal.use((p) => keys.create(p, payload)),
       revokeApiKey: ({ params }) => CurrentPrincipal.use((p) => keys.revoke(p, params.id)),

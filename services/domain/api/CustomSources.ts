@@ -1,6 +1,7 @@
 import { Schema, SchemaTransformation } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { SourceStatus } from "../Status.ts"
+import { noNul } from "../Text.ts"
 import { OrgAuth } from "./Auth.ts"
 import { Forbidden, NotFound, PlanLimitReached, Unprocessable } from "./Errors.ts"
 import { Page, PageQuery } from "./Paging.ts"
@@ -22,8 +23,6 @@ export const CustomSource = Schema.Struct({
 }).annotate({ identifier: "CustomSource" })
 export type CustomSource = typeof CustomSource.Type
 
-/** PostgreSQL text cannot hold NUL: refused here rather than failing the write. */
-const noNul = Schema.makeFilter((s: string) => !s.includes("\u0000") || "must not contain NUL characters")
 
 export const maxDescriptionLength = 2000
 

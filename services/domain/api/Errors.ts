@@ -67,6 +67,14 @@ export class PayloadTooLarge extends Schema.Error<PayloadTooLarge>("PayloadTooLa
   message: Schema.String
 }, { httpApiStatus: 413, identifier: "PayloadTooLarge" }) {}
 
+/** 415: a body that is not JSON (`text/plain`, a form); `field` is `content-type`. */
+export class UnsupportedMediaType extends Schema.Error<UnsupportedMediaType>("UnsupportedMediaType")({
+  _tag: Schema.tagDefaultOmit("UnsupportedMediaType"),
+  code: Schema.tag("unsupported_media_type"),
+  message: Schema.String,
+  field: Schema.String
+}, { httpApiStatus: 415, identifier: "UnsupportedMediaType" }) {}
+
 /** 422: well-formed, but cannot be done (a status page whose provider cannot be detected). */
 export class Unprocessable extends Schema.Error<Unprocessable>("Unprocessable")({
   _tag: Schema.tagDefaultOmit("Unprocessable"),
@@ -92,11 +100,12 @@ export class InternalError extends Schema.Error<InternalError>("InternalError")(
 
 /**
  * Middleware every endpoint of the API carries: it turns request decoding
- * failures into `InvalidParameter` (naming the parameter) and unexpected
+ * failures into `InvalidParameter` (naming the parameter), a body that is not
+ * JSON into `UnsupportedMediaType`, and unexpected
  * failures into `InternalError`, so no response leaves the API without the
  * one error body. The server implementation is `ApiErrorsLive` in
  * services/api/ApiHttp.ts.
  */
 export class ApiErrors extends HttpApiMiddleware.Service<ApiErrors>()("statusgrid/domain/api/ApiErrors", {
-  error: [InvalidParameter, PayloadTooLarge, InternalError]
+  error: [InvalidParameter, PayloadTooLarge, UnsupportedMediaType, InternalError]
 }) {}

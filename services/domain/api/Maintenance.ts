@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { noNul } from "../Text.ts"
 import { OrgAuth } from "./Auth.ts"
 import { Forbidden, InvalidParameter, NotFound } from "./Errors.ts"
 import { Page, PageQuery } from "./Paging.ts"
@@ -7,8 +8,6 @@ import { Page, PageQuery } from "./Paging.ts"
 const Uuid = Schema.String.annotate({ format: "uuid" })
 const Timestamp = Schema.String.annotate({ format: "date-time" })
 const UuidInput = Schema.String.check(Schema.isUUID(undefined, { message: "must be a UUID" }))
-
-const noNul = Schema.makeFilter((s: string) => !s.includes("\u0000") || "must not contain NUL characters")
 
 export const maintenanceLimits = { title: 200, description: 2000 } as const
 

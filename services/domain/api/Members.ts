@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Role } from "../Organization.ts"
+import { noNul } from "../Text.ts"
 import { OrgAuth } from "./Auth.ts"
 import { Conflict, Forbidden, NotFound, PlanLimitReached } from "./Errors.ts"
 import { Page, PageQuery } from "./Paging.ts"
@@ -12,7 +13,8 @@ export const maxEmailLength = 320
 /** An e-mail address as the API takes it: trimmed; the services store it lower-cased. */
 export const Email = Schema.Trim.check(
   Schema.isMaxLength(maxEmailLength, { message: `must be at most ${maxEmailLength} characters` }),
-  Schema.isPattern(emailPattern, { message: "must be an e-mail address" })
+  Schema.isPattern(emailPattern, { message: "must be an e-mail address" }),
+  noNul
 ).annotate({ format: "email" })
 
 /** A member of the organization: a user and the role they hold in it. */

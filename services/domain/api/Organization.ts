@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { PlanId, Role } from "../Organization.ts"
+import { Text } from "../Text.ts"
 import { OrgAuth } from "./Auth.ts"
 import { Forbidden, NotFound } from "./Errors.ts"
 import { Page, PageQuery } from "./Paging.ts"
@@ -35,7 +36,12 @@ export const AuditEntry = Schema.Struct({
   action: Schema.String,
   entity_type: Schema.String,
   entity_id: Schema.NullOr(Schema.String),
-  actor: Schema.Struct({ kind: Schema.Literals(["api_key", "user", "system"]), id: Schema.NullOr(Schema.String) }),
+  actor: Schema.Struct({
+    kind: Schema.Literals(["api_key", "user", "operator", "system"]).annotate({
+      description: "operator: the installation's operator, through the `statusgrid org` commands (id: who ran it); system: the service itself"
+    }),
+    id: Schema.NullOr(Schema.String)
+  }),
   before: Schema.Unknown,
   after: Schema.Unknown,
   ip: Schema.NullOr(Schema.String),
@@ -62,7 +68,7 @@ export const ApiKeyCreated = Schema.Struct({
 }).annotate({ identifier: "ApiKeyCreated" })
 
 export const ApiKeyCreate = Schema.Struct({
-  name: Schema.Trim.check(Schema.isBetweenLength(1, 200, { message: "must be 1 to 200 characters" })),
+  name: Text(200),
   role: Role
 }).annotate({ identifier: "ApiKeyCreate" })
 
@@ -72,12 +78,10 @@ const IdParams = { id: Schema.String.check(Schema.isUUID(undefined, { message: "
 export class OrganizationGroup extends HttpApiGroup.make("organization")
   .add(
     HttpApiEndpoint.get("get", "/organization", { success: Organization })
-      .annotateMerge(OpenApi.annotations({ summary: "The caller's organization, plan, limits and usage" })),
-    HttpApiEndpoint.put("setPlan", "/organization/plan", {
-      payload: Schema.Struct({ plan: PlanId }),
-      success: Organization,
-      error: Forbidden
-    }).annotateMerge(OpenApi.annotations({ summary: "Change the plan (Admin: manage billing)" })),
+      .annotateMerge(OpenApi.annotations({
+        summary: "The caller's organization, plan, limits and usage",
+        description: "The plan is read-only here: the installation's operator changes it (`statusgrid org plan <slug> <plan>`)."
+      })),
     HttpApiEndpoint.get("listApiKeys", "/api-keys", { query: PageQuery, success: Page(ApiKey, "ApiKeyList"), error: Forbidden })
       .annotateMerge(OpenApi.annotations({ summary: "List API keys (Admin)" })),
     HttpApiEndpoint.post("createApiKey", "/api-keys", { payload: ApiKeyCreate, success: ApiKeyCreated.pipe(HttpApiSchema.status(201)), error: Forbidden })

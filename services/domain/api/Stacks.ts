@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ComponentStatus, MonitorState, SourceStatus } from "../Status.ts"
+import { noNul } from "../Text.ts"
 import { OrgAuth } from "./Auth.ts"
 import { Conflict, Forbidden, NotFound, PlanLimitReached } from "./Errors.ts"
 import { Page, PageQuery } from "./Paging.ts"
@@ -9,8 +10,6 @@ const Uuid = Schema.String.annotate({ format: "uuid" })
 const Timestamp = Schema.String.annotate({ format: "date-time" })
 const UuidInput = Schema.String.check(Schema.isUUID(undefined, { message: "must be a UUID" }))
 
-/** PostgreSQL text cannot hold NUL: refused as input rather than failing on insert. */
-const noNul = Schema.makeFilter((s: string) => !s.includes("\u0000") || "must not contain NUL characters")
 
 export const stackLimits = { name: 200, description: 2000, team: 200, slug: 100 } as const
 

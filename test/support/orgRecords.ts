@@ -1,0 +1,122 @@
+import { assert } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import { call, type Tenant } from "./api.ts"
+
+const tag = () => Math.random().toString(36).slice(2, 10)
+
+/** An instant `hours` from now, as the API takes it. */
+export const hoursFromNow = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString()
+
+/** A catalog source with `components` components, as the catalog loader would leave it. */
+export const catalogSource = (components: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const key = `cat-${tag()}`
+    const [source] = yield* sql<{ id: string }>`
+      INSERT INTO sources (key, name, kind, status, status_page_url, enabled)
+      VALUES (${key}, ${`Catalog ${key}`}, 'catalog', 'operational', 'https://status.example.com', true)
+      RETURNING id`
+    const ids: Array<string> = []
+    for (let i = 0; i < components; i++) {
+      const [c] = yield* sql<{ id: string }>`
+        INSERT INTO components (source_id, external_id, name, status, position)
+        VALUES (${source!.id}::uuid, ${`c${i}`}, ${`Component ${i} of ${key}`}, 'operational', ${i}) RETURNING id`
+      ids.push(c!.id)
+    }
+    return { key, id: source!.id, components: ids }
+  })
+
+/** A user who is a member of the tenant's organization with `role` (written directly: sign-up is not under test here). */
+export const memberOf = (tenant: Tenant, role: "admin" | "member" | "viewer" = "member") =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const [user] = yield* sql<{ id: string }>`
+      INSERT INTO users (email, name) VALUES (${`user-${tag()}@example.com`}, 'Mo Member') RETURNING id`
+    yield* sql`INSERT INTO memberships (organization_id, user_id, role) VALUES (${tenant.id}::uuid, ${user!.id}::uuid, ${role})`
+    return user!.id
+  })
+
+/** An alert of the tenant's organization, as the notifier writes it. */
+export const alertOf = (tenant: Tenant) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const [row] = yield* sql<{ id: string }>`
+      INSERT INTO alerts (organization_id, trigger, subject, level, payload, message, short_code)
+      VALUES (${tenant.id}::uuid, 'component.critical', ${`component:${crypto.randomUUID()}`}, 'critical', '{}'::jsonb,
+        ${JSON.stringify({ title: `Alert ${tag()}` })}::jsonb, ${`sc${tag()}`})
+      RETURNING id`
+    return row!.id
+  })
+
+/** POSTs `body` as the tenant's Admin and returns the created record (asserting 201 or 202). */
+export const created = (tenant: Tenant, path: string, body?: unknown) =>
+  Effect.gen(function*() {
+    const r = yield* call("POST", path, { key: tenant.keys.admin, ...(body === undefined ? {} : { body }) })
+    assert.include([201, 202], r.status, `POST ${path}: ${JSON.stringify(r.body)}`)
+    return r.body as { id: string; key?: string } & Record<string, unknown>
+  })
+
+/** Valid bodies, one of each record. */
+export const bodies = {
+  stack: () => ({ name: `Stack ${tag()}` }),
+  monitor: () => ({ name: `Monitor ${tag()}`, url: "http://127.0.0.1:9/health" }),
+  customSource: () => ({ name: `Manual ${tag()}`, type: "manual", status: "operational" }),
+  window: () => ({ title: `Upgrade ${tag()}`, starts_at: hoursFromNow(1), ends_at: hoursFromNow(2) }),
+  channel: () => ({ name: `Mail ${tag()}`, type: "email", settings: { recipients: "ops@example.com" } }),
+  rule: (channelId: string) => ({ name: `Rule ${tag()}`, triggers: ["component.critical"], channel_ids: [channelId] }),
+  invitation: () => ({ email: `invitee-${tag()}@example.com`, role: "viewer" }),
+  apiKey: () => ({ name: `Key ${tag()}`, role: "viewer" })
+} as const
+
+/** One record of every kind the organization API writes, created through the API (the organization must allow them). */
+export const seedRecords = (tenant: Tenant) =>
+  Effect.gen(function*() {
+    const catalog = yield* catalogSource(3)
+    const stack = yield* created(tenant, "/stacks", bodies.stack())
+    const monitor = yield* created(tenant, "/monitors", bodies.monitor())
+    const customSource = yield* created(tenant, "/custom-sources", bodies.customSource())
+    const window = yield* created(tenant, "/maintenance-windows", bodies.window())
+    const channel = yield* created(tenant, "/channels", bodies.channel())
+    const rule = yield* created(tenant, "/rules", bodies.rule(channel.id))
+    const member = yield* memberOf(tenant)
+    return {
+      catalog,
+      stack: stack.id,
+      monitor: monitor.id,
+      customSource: customSource.key!,
+      window: window.id,
+      channel: channel.id,
+      rule: rule.id,
+      member
+    }
+  })
+
+/**
+ * A digest of everything the organization holds (records, settings, audit
+ * entries), to show that a refused request changed nothing. API keys' last
+ * use is left out: every request updates it.
+ */
+export const organizationDigest = (orgId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const [row] = yield* sql<{ digest: string }>`
+      WITH o AS (SELECT ${orgId}::uuid AS id)
+      SELECT md5(string_agg(x, '|' ORDER BY x)) AS digest FROM (
+        SELECT 'organization' || to_jsonb(t)::text AS x FROM organizations t, o WHERE t.id = o.id
+        UNION ALL SELECT 'stack' || to_jsonb(t)::text FROM stacks t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'item' || to_jsonb(i)::text FROM stack_items i JOIN stacks s ON s.id = i.stack_id, o WHERE s.organization_id = o.id
+        UNION ALL SELECT 'monitor' || to_jsonb(t)::text FROM monitors t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'source' || to_jsonb(t)::text FROM sources t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'window' || to_jsonb(t)::text FROM maintenance_windows t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'channel' || to_jsonb(t)::text FROM channels t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'rule' || to_jsonb(t)::text FROM notification_rules t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'membership' || to_jsonb(t)::text FROM memberships t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'invitation' || to_jsonb(t)::text FROM invitations t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'api_key' || (to_jsonb(t) - 'last_used_at')::text FROM api_keys t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'delivery' || to_jsonb(t)::text FROM deliveries t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'alert' || to_jsonb(t)::text FROM alerts t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'audit ' || count(*)::text FROM audit_log t, o WHERE t.organization_id = o.id
+      ) rows`
+    return row!.digest
+  })
