@@ -59,6 +59,13 @@ interface Pipe {
   readonly held: Array<{ readonly to: Net.Socket; readonly chunk: Buffer }>
 }
 
+/** A TCP reset (RST) where the socket allows it, a plain destroy otherwise. */
+const reset = (socket: Net.Socket) => {
+  if (socket.destroyed) return
+  if (socket.readyState !== "opening") socket.resetAndDestroy()
+  else socket.destroy()
+}
+
 export const start = (target: { readonly host: string; readonly port: number }): Promise<FaultProxy> =>
   new Promise((resolve, reject) => {
     let mode: FaultMode = { _tag: "pass" }
@@ -71,6 +78,12 @@ export const start = (target: { readonly host: string; readonly port: number }):
       if (to.destroyed) return
       bytes += chunk.length
       to.write(chunk)
+    }
+    const release = () => {
+      for (const pipe of pipes) {
+        const held = pipe.held.splice(0)
+        for (const { to, chunk } of held) deliver(to, chunk)
+      }
     }
     const forward = (pipe: Pipe, to: Net.Socket, chunk: Buffer) => {
       const current = mode
@@ -89,11 +102,6 @@ export const start = (target: { readonly host: string; readonly port: number }):
         case "cut":
           return
       }
-    }
-    const reset = (socket: Net.Socket) => {
-      if (socket.destroyed) return
-      if (typeof socket.resetAndDestroy === "function" && socket.readyState !== "opening") socket.resetAndDestroy()
-      else socket.destroy()
     }
     /** Both ends go: reset when cut, a plain close when one end closed. */
     const drop = (pipe: Pipe, hard: boolean) => {
@@ -126,12 +134,6 @@ export const start = (target: { readonly host: string; readonly port: number }):
     server.on("error", reject)
     server.listen(0, "127.0.0.1", () => {
       const address = server.address() as Net.AddressInfo
-      const release = () => {
-        for (const pipe of pipes) {
-          const held = pipe.held.splice(0)
-          for (const { to, chunk } of held) deliver(to, chunk)
-        }
-      }
       resolve({
         port: address.port,
         address: `127.0.0.1:${address.port}`,
@@ -145,7 +147,7 @@ export const start = (target: { readonly host: string; readonly port: number }):
         },
         cut: async () => {
           mode = { _tag: "cut" }
-          for (const pipe of [...pipes]) drop(pipe, true)
+          for (const pipe of pipes) drop(pipe, true)
           // Let the resets reach both ends before the caller goes on.
           await new Promise((done) => setImmediate(done))
         },
@@ -156,7 +158,7 @@ export const start = (target: { readonly host: string; readonly port: number }):
         stats: () => ({ connections, refused, bytes }),
         close: () =>
           new Promise<void>((done) => {
-            for (const pipe of [...pipes]) drop(pipe, true)
+            for (const pipe of pipes) drop(pipe, true)
             server.close(() => done())
           })
       })
