@@ -315,10 +315,12 @@ const positiveInt = (name: string, fallback: number) =>
 const optionsFromConfig = Effect.gen(function*() {
   const spillDir = yield* Config.option(Config.String("PUBLISH_SPILL_DIR"))
   const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault("./data"))
+  const memoryChanges = yield* positiveInt("PUBLISH_MEMORY_CHANGES", 10_000)
   return {
     spillDir: Option.getOrElse(spillDir, () => Path.join(dataDir, "handover")),
-    memoryChanges: yield* positiveInt("PUBLISH_MEMORY_CHANGES", 10_000),
-    fileChanges: 500,
+    memoryChanges,
+    // Changes per spill file: what a crash may lose beyond memory; a fraction of the memory bound, at most 500.
+    fileChanges: Math.max(1, Math.min(500, Math.floor(memoryChanges / 4))),
     retryMaxMs: yield* positiveInt("PUBLISH_RETRY_MAX_MS", 2_000)
   }
 })

@@ -6,7 +6,10 @@ import { Digest } from "effect/crypto"
 import { HttpRouter } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
 import { Redis } from "ioredis"
+import * as Fs from "node:fs"
 import * as Http from "node:http"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import type { StatusEvent } from "../../services/domain/Event.ts"
 import * as Consumer from "../../services/notifier/Consumer.ts"
@@ -42,6 +45,10 @@ const sourceCount = 100
 const run = Math.random().toString(36).slice(2, 8)
 const keyOf = (i: number) => `outage-${run}-${String(i).padStart(3, "0")}`
 
+/** Where the publisher spills changes; few are kept in memory, so that the outage goes through the disk. */
+const spillDir = Path.join(Os.tmpdir(), `statusgrid-outage-handover-${run}`)
+const spillFiles = () => (Fs.existsSync(spillDir) ? Fs.readdirSync(spillDir).filter((f) => f.endsWith(".ndjson")).length : 0)
+
 class Sim extends Context.Service<Sim, Simulator.Simulator>()("test/store-outages/Sim") {}
 class Proxies extends Context.Service<Proxies, { readonly redis: FaultProxy.FaultProxy; readonly postgres: FaultProxy.FaultProxy }>()(
   "test/store-outages/Proxies"
@@ -76,7 +83,11 @@ const stores = Layer.unwrap(Effect.gen(function*() {
     Postgres.layerServer(via(database, postgres), { maxConnections: 8 }),
     RedisBus.layer(via(testRedisUrl, redis)),
     Layer.unwrap(Effect.map(tempDir("outage-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
-    Layer.effect(Direct, Effect.acquireRelease(Effect.sync(() => new Redis(testRedisUrl)), (r) => Effect.promise(() => r.quit())))
+    Layer.effect(Direct, Effect.acquireRelease(Effect.sync(() => new Redis(testRedisUrl)), (r) => Effect.promise(() => r.quit()))),
+    Layer.effectDiscard(Effect.addFinalizer(() => Effect.sync(() => {
+      Fs.rmSync(spillDir, { recursive: true, force: true })
+      Fs.rmSync(`${spillDir}.away`, { recursive: true, force: true })
+    })))
   )
 }))
 
@@ -103,6 +114,8 @@ const TestLayer = Layer.mergeAll(
       RESULTS_FLUSH_MS: "200",
       NOTIFIER_POLL_MS: "100",
       NOTIFIER_ALLOW_PRIVATE: "true",
+      PUBLISH_MEMORY_CHANGES: "8",
+      PUBLISH_SPILL_DIR: spillDir,
       DATA_DIR: dir
     })
   )))
@@ -210,12 +223,24 @@ describe("store outages", () => {
         // 10 sources flip a component to critical; 5 of them then a second one to degraded (order per source).
         yield* Effect.sleep("4 seconds")
         for (const page of flipped) sim.state.setComponent(page.key, leaves(page)[0]!.id, { status: "critical" })
-        yield* Effect.sleep("10 seconds")
+        // Beyond 8 changes in memory, they go to disk.
+        const spilled = yield* waitFor(10_000, "changes spilled to disk", Effect.sync(() => spillFiles() || undefined))
+        // Then the disk goes too: a change that neither memory nor disk takes stays with its shard and is offered
+        // again at every check (answered 304 Not Modified meanwhile, so the page is not read again).
+        // (The directory moved aside, a file in its place: writes fail, the files already spilled stay.)
+        Fs.renameSync(spillDir, `${spillDir}.away`)
+        Fs.writeFileSync(spillDir, "")
+        yield* Effect.sleep(14_000 - (Date.now() - cutAt))
         for (const page of flipped.slice(0, 5)) sim.state.setComponent(page.key, leaves(page)[1]!.id, { status: "degraded" })
+        yield* Effect.sleep(22_000 - (Date.now() - cutAt))
+        Fs.rmSync(spillDir)
+        Fs.renameSync(`${spillDir}.away`, spillDir)
         yield* Effect.sleep(outageMs - (Date.now() - cutAt))
         const duringCut = (yield* checksSoFar) - checks0
         redis.pass()
         const passedAt = Date.now()
+        // Checks every 2 s: about 15 per source; the shards do not wait on Redis.
+        assert.isAbove(duringCut, sourceCount * 10, "polling went on during the cut")
 
         const expected = new Map(flipped.map((page, i) => [
           page.key,
@@ -245,12 +270,12 @@ describe("store outages", () => {
         }
         const alerted = (yield* alertedComponents).slice(alertsBefore)
         assert.deepStrictEqual(alerted.toSorted(), watched.toSorted(), "one alert per flipped component")
-        assert.isAbove(duringCut, sourceCount * 10, "polling went on during the cut")
         console.log(JSON.stringify({
           test: "redis-outage",
           outage_s: outageMs / 1000,
           checks_made: (yield* checksSoFar) - checks0,
           checks_during_outage: duringCut,
+          spill_files_during_outage: spilled,
           rows_written: (yield* rowsSoFar) - rows0,
           events_published: [...events.values()].reduce((n, list) => n + list.length, 0),
           events_expected: [...expected.values()].reduce((n, list) => n + list.length, 0),
