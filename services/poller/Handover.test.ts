@@ -11,9 +11,9 @@ const decode = Schema.decodeUnknownSync(Schema.Number)
 const drain = (queue: Handover.Handover<number>) =>
   Effect.gen(function*() {
     const out: Array<number> = []
-    for (let item = yield* queue.peek; item !== undefined; item = yield* queue.peek) {
-      out.push(item)
-      yield* queue.shift
+    for (let items = yield* queue.peek(3); items.length > 0; items = yield* queue.peek(3)) {
+      out.push(...items)
+      yield* queue.shift(items.length)
     }
     return out
   })
@@ -30,8 +30,8 @@ describe("Handover", () => {
           for (let i = 0; i < 25; i++) yield* queue.offer(i)
           // 10 in memory, 12 in 3 files, 3 waiting to fill a file.
           assert.deepStrictEqual(queue.size(), { memory: 13, spilled: 12, files: 3 })
-          const first = yield* queue.peek
-          yield* queue.shift
+          const [first] = yield* queue.peek(1)
+          yield* queue.shift(1)
           // Items offered while files wait go behind them.
           yield* queue.offer(25)
           return [first!, ...(yield* drain(queue))]
@@ -50,8 +50,8 @@ describe("Handover", () => {
         yield* Effect.scoped(Effect.gen(function*() {
           const queue = yield* Handover.make({ dir, memoryItems: 5, fileItems: 3, decode })
           for (let i = 0; i < 12; i++) yield* queue.offer(i)
-          yield* queue.peek
-          yield* queue.shift
+          yield* queue.peek(1)
+          yield* queue.shift(1)
         }))
         const out = yield* Effect.scoped(Effect.gen(function*() {
           const queue = yield* Handover.make({ dir, memoryItems: 5, fileItems: 3, decode })

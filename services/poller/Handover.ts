@@ -25,8 +25,8 @@ export interface HandoverOptions<A> {
  * An ordered queue of items waiting to be handed to a store that may be away:
  * the oldest in memory (`memoryItems` at most), then spill files on disk,
  * then the newest in memory (fewer than `fileItems`, written out as a file once
- * that many wait). Whoever drains it reads `peek`, applies the item, then
- * `shift`s it, so an item leaves only once applied. A file is deleted once its
+ * that many wait). Whoever drains it reads `peek` (the oldest items), applies
+ * them, then `shift`s those applied, so an item leaves only once applied. A file is deleted once its
  * last item is shifted: a process that dies meanwhile applies that file's
  * items again on its next start (at least once).
  *
@@ -37,10 +37,10 @@ export interface HandoverOptions<A> {
 export interface Handover<A> {
   /** Accepts an item at the end of the queue; fails (accepting nothing) only when memory is full and the disk refuses it. */
   offer(item: A): Effect.Effect<void, HandoverFailed>
-  /** The oldest item (read from disk when its turn comes), or undefined when empty. */
-  readonly peek: Effect.Effect<A | undefined, HandoverFailed>
-  /** Removes the item `peek` returned. */
-  readonly shift: Effect.Effect<void, HandoverFailed>
+  /** Up to `n` oldest items (read from disk when their turn comes); none when empty. */
+  peek(n: number): Effect.Effect<ReadonlyArray<A>, HandoverFailed>
+  /** Removes the `n` oldest items (at most what the last `peek` returned). */
+  shift(n: number): Effect.Effect<void, HandoverFailed>
   readonly size: () => { readonly memory: number; readonly spilled: number; readonly files: number }
 }
 
@@ -175,7 +175,7 @@ export const make = <A>(options: HandoverOptions<A>): Effect.Effect<Handover<A>,
         tail = []
       })
 
-    const peek: Effect.Effect<A | undefined, HandoverFailed> = Effect.gen(function*() {
+    const peekOne: Effect.Effect<A | undefined, HandoverFailed> = Effect.gen(function*() {
       if (head.length > 0) return head[0]
       // Files in order; one whose items were all unreadable is deleted and the next one read.
       for (let next = files[0]; next !== undefined; next = files[0]) {
@@ -211,10 +211,14 @@ export const make = <A>(options: HandoverOptions<A>): Effect.Effect<Handover<A>,
       yield* Effect.try({ try: () => Fs.rmSync(Path.join(dir, name), { force: true }), catch: failed(`cannot delete ${name}`) })
     })
 
-    const shift = Effect.gen(function*() {
-      head.shift()
-      if (head.length === 0) yield* shiftFile
-    })
+    const peek = (n: number) =>
+      Effect.map(peekOne, (first) => (first === undefined ? [] : head.slice(0, Math.max(1, n))))
+
+    const shift = (n: number) =>
+      Effect.gen(function*() {
+        head.splice(0, n)
+        if (head.length === 0) yield* shiftFile
+      })
 
     return {
       offer,

@@ -15,6 +15,9 @@ export const RedisKeys = {
   events: "sg:events"
 } as const
 
+/** Changes the drain applies at once (of distinct sources and monitors). */
+const drainBatch = 64
+
 /** The event stream keeps about this many entries (MAXLEN ~). */
 const eventsMaxLen = 1_000_000
 
@@ -84,7 +87,9 @@ export interface PublisherBacklog {
  * A change is handed over, not published on the caller's fiber: `handOver`
  * puts it at the end of an ordered queue (memory up to `PUBLISH_MEMORY_CHANGES`,
  * then files in `PUBLISH_SPILL_DIR`) and returns; one drain fiber applies the
- * changes to the bus in order, each step once (a failed change is retried
+ * changes to the bus in order (oldest first, up to 64 of distinct sources and
+ * monitors at once, so one subject's changes never overtake each other), each
+ * step once (a failed change is retried
  * from the step that failed, with backoff from 100 ms to
  * `PUBLISH_RETRY_MAX_MS`), so a Redis outage delays changes but loses none.
  * Checks that changed nothing (`touched`, a monitor's live numbers) are kept
@@ -219,8 +224,25 @@ export class Publisher extends Context.Service<Publisher, {
         return failedSources.size + failedMonitors.size === 0
       })
 
-      // The drain: one change at a time, in order, each step once; backoff while the bus refuses.
-      let done = 0
+      // The drain: the oldest changes of distinct subjects at once (up to `drainBatch`), the steps of each
+      // change in order and each step once; a subject's changes never overtake each other. Backoff while
+      // the bus refuses.
+      /** Steps already applied of changes not yet shifted (a change after a failed one may be complete). */
+      const progress = new WeakMap<PendingChange, number>()
+      const subjectOf = (change: PendingChange) => (change.kind === "source" ? `s:${change.key}` : `m:${change.check.id}`)
+      const apply = (change: PendingChange) =>
+        Effect.gen(function*() {
+          const steps = stepsOf(change)
+          for (let done = progress.get(change) ?? 0; done < steps.length; done++) {
+            const step = yield* steps[done]!.pipe(Effect.exit)
+            if (step._tag === "Failure") {
+              progress.set(change, done)
+              return step.cause
+            }
+          }
+          progress.set(change, steps.length)
+          return undefined
+        })
       let attempt = 0
       let heldSince = 0
       let lastReport = 0
@@ -253,8 +275,8 @@ export class Publisher extends Context.Service<Publisher, {
           yield* Effect.sleep(Math.min(100 * 2 ** Math.min(attempt - 1, 10), options.retryMaxMs))
         })
       const drainOnce = Effect.gen(function*() {
-        const change = yield* queue.peek
-        if (change === undefined) {
+        const oldest = yield* queue.peek(drainBatch)
+        if (oldest.length === 0) {
           if (touches.size + lives.size > 0) {
             const ok = yield* writeTouches
             if (!ok) return yield* refused(Cause.fail("unchanged checks not written"))
@@ -263,14 +285,19 @@ export class Publisher extends Context.Service<Publisher, {
           yield* Queue.take(wake).pipe(Effect.timeoutOption("1 second"))
           return
         }
-        const steps = stepsOf(change)
-        while (done < steps.length) {
-          const step = yield* steps[done]!.pipe(Effect.exit)
-          if (step._tag === "Failure") return yield* refused(step.cause)
-          done += 1
+        const subjects = new Set<string>()
+        const batch: Array<PendingChange> = []
+        for (const change of oldest) {
+          const subject = subjectOf(change)
+          if (subjects.has(subject)) break
+          subjects.add(subject)
+          batch.push(change)
         }
-        done = 0
-        yield* queue.shift
+        const failures = yield* Effect.forEach(batch, apply, { concurrency: "unbounded" })
+        const applied = failures.findIndex((cause) => cause !== undefined)
+        yield* queue.shift(applied === -1 ? batch.length : applied)
+        const failure = failures.find((cause) => cause !== undefined)
+        if (failure !== undefined) return yield* refused(failure)
         yield* recovered(Date.now())
       })
       yield* drainOnce.pipe(
