@@ -225,8 +225,13 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
             return { url, status: 0, contentType: "", body: emptyBody }
           })
           const parsed = yield* adapter.parse(fetched, config, at).pipe(Effect.result)
-          if (parsed._tag === "Success") snapshot = parsed.success
-          else error = `${parsed.failure.reason}: ${parsed.failure.message}`
+          if (parsed._tag === "Success") {
+            snapshot = parsed.success
+            // A page read afresh supersedes a change still pending (it may have been reverted meanwhile).
+            entry.pending = undefined
+          } else {
+            error = `${parsed.failure.reason}: ${parsed.failure.message}`
+          }
         }
       }
       yield* writer.write(rowsOf(entry, snapshot, at, latency, httpStatus, bytes, error))
