@@ -1,4 +1,4 @@
-import { Effect, FiberSet, Semaphore } from "effect"
+import { Cause, Effect, Exit, FiberSet, Semaphore } from "effect"
 import type { Adapter, Fetched } from "../adapters/Adapter.ts"
 import { detect } from "../adapters/detect.ts"
 import { Fetcher } from "../adapters/Fetcher.ts"
@@ -37,7 +37,10 @@ interface Entry {
   /** failed detections in a row: the next attempt backs off */
   detectFailures: number
   intervalMs: number
-  /** The last snapshot observed: by this shard, else the one saved in PostgreSQL before it started */
+  /**
+   * The last snapshot handed over to the bus (advanced only once the publisher accepted the change); before
+   * this shard's first, the one saved in PostgreSQL before it started.
+   */
   last: Snapshot | undefined
   /** Since when the statuses of `last` have held (with `last`) */
   since: Since | undefined
@@ -48,6 +51,11 @@ interface Entry {
    * shard moving), not for the snapshot loaded from PostgreSQL.
    */
   readHere: boolean
+  /**
+   * A changed snapshot the publisher could not accept yet: kept and offered again on the next check,
+   * even when that check is answered 304 Not Modified (the body it came from is not read again).
+   */
+  pending: Snapshot | undefined
   /** last body of each endpoint of a multi-document provider, reused when it answers 304 and another changed */
   bodies: Map<string, Fetched>
 }
@@ -98,7 +106,9 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
   const queue = new DueQueue()
   const permits = yield* Semaphore.make(options.concurrency)
   const running = yield* FiberSet.make()
-  let marks: Array<CheckMark> = []
+  // Check times waiting for PostgreSQL, latest per source (a newer check replaces an unsaved one); kept
+  // until saved, so an outage delays them but loses none, and memory stays bounded by the shard's sources.
+  let marks = new Map<string, CheckMark>()
   // Changed snapshots waiting for PostgreSQL, latest per source; written in batches outside the checks,
   // so a slow database delays the rows of the API, never the schedule.
   const unsaved = new Map<string, SnapshotChange>()
@@ -173,6 +183,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
           since: observed?.since,
           lastFingerprint: observed && fingerprint(observed.snapshot),
           readHere: false,
+          pending: undefined,
           bodies: new Map()
         })
         queue.set(source.key, now + Math.random() * intervalMs)
@@ -225,9 +236,9 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       const httpStatus = primary?._tag === "Fresh" ? primary.fetched.status : primary?._tag === "NotModified" ? 304 : 0
       let bytes = 0
       if (failed === null) {
-        const unchanged = results.every((r) => r._tag === "NotModified") && entry.last !== undefined
+        const unchanged = results.every((r) => r._tag === "NotModified") && (entry.pending ?? entry.last) !== undefined
         if (unchanged) {
-          snapshot = entry.last
+          snapshot = entry.pending ?? entry.last
         } else {
           const fetched = urls.map((url, i): Fetched => {
             const r = results[i]!
@@ -244,13 +255,17 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
           if (parsed._tag === "Success") {
             snapshot = parsed.success
             entry.readHere = true
-          } else error = `${parsed.failure.reason}: ${parsed.failure.message}`
+            // A page read afresh supersedes a change still pending (it may have been reverted meanwhile).
+            entry.pending = undefined
+          } else {
+            error = `${parsed.failure.reason}: ${parsed.failure.message}`
+          }
         }
       }
       yield* writer.write(rowsOf(entry, snapshot, at, latency, httpStatus, bytes, error))
       // Counted once its rows are accepted, so a flush after reading the count covers every counted check.
       stats.check(failed !== null || snapshot === undefined ? "failed" : httpStatus === 304 ? "not_modified" : "fresh", started - plannedDue)
-      marks.push({ key: entry.source.key, checkedAt: at, error: error === "" ? null : error })
+      marks.set(entry.source.key, { key: entry.source.key, checkedAt: at, error: error === "" ? null : error })
       if (snapshot === undefined) return
       // All documents unchanged (304): the same snapshot, no need to fingerprint it again.
       const print = snapshot === entry.last ? entry.lastFingerprint : fingerprint(snapshot)
@@ -261,13 +276,22 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       const previous = entry.last
       const observed: Observation | undefined = previous && entry.since && { snapshot: previous, since: entry.since }
       const { events, observation } = observe(entry.source, observed, snapshot, at)
+      // The last snapshot moves only once the change is handed over; until then the change itself is kept.
+      const handed = yield* publisher.handOver(entry.source.key, previous, snapshot, events, at).pipe(Effect.result)
+      if (handed._tag === "Failure") {
+        entry.pending = snapshot
+        return yield* Effect.logWarning("change not handed over; offered again on the next check", handed.failure).pipe(
+          Effect.annotateLogs({ source: entry.source.key })
+        )
+      }
+      entry.pending = undefined
+      // Written once the change is handed over, so a change offered again is not recorded twice.
       yield* transitions.write(sourceTransitions(events))
       entry.last = snapshot
       entry.since = observation.since
       entry.lastFingerprint = print
       stats.changed()
       unsaved.set(entry.source.key, { source: entry.source, snapshot, since: observation.since, at })
-      yield* publisher.changed(entry.source.key, previous, snapshot, events, at)
     }).pipe(
       Effect.catchCause((cause) => Effect.logWarning("check failed", cause).pipe(Effect.annotateLogs({ source: entry.source.key })))
     )
@@ -283,8 +307,6 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         alert_threshold: monitor.settings.alert_threshold,
         ssl_expiry_days: monitor.settings.ssl_expiry_days
       }, new Date(outcome.checked_at))
-      entry.state = next
-      yield* transitions.write(monitorTransitions(monitor.id, previous.state, next.state, events, outcome.checked_at))
       yield* writer.write([{
         checked_at: outcome.checked_at,
         subject_kind: "monitor",
@@ -304,15 +326,8 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         tls_days_left: outcome.tls?.days_left ?? null
       }])
       stats.check(outcome.status === "down" ? "failed" : "fresh", started - plannedDue)
-      monitorSaves.set(monitor.id, {
-        id: monitor.id,
-        next,
-        response_ms: outcome.phases.total_ms,
-        http_status: outcome.http_status,
-        tls_valid_to: outcome.tls?.valid_to ?? null,
-        tls_issuer: outcome.tls?.issuer ?? null
-      })
-      if (next.state !== previous.state) stats.changed()
+      // The state moves only once its change is handed over to the bus; refused, the next check steps from
+      // the same state again and finds the change anew.
       yield* publisher.monitorChecked({
         id: monitor.id,
         organization_id: monitor.organization_id,
@@ -324,6 +339,17 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         events,
         at: outcome.checked_at
       })
+      entry.state = next
+      yield* transitions.write(monitorTransitions(monitor.id, previous.state, next.state, events, outcome.checked_at))
+      monitorSaves.set(monitor.id, {
+        id: monitor.id,
+        next,
+        response_ms: outcome.phases.total_ms,
+        http_status: outcome.http_status,
+        tls_valid_to: outcome.tls?.valid_to ?? null,
+        tls_issuer: outcome.tls?.issuer ?? null
+      })
+      if (next.state !== previous.state) stats.changed()
     }).pipe(
       Effect.catchCause((cause) => Effect.logWarning("monitor check failed", cause).pipe(Effect.annotateLogs({ monitor: entry.monitor.id })))
     )
@@ -337,7 +363,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         entry.detectFailures += 1
         const backoffMs = Math.min(entry.intervalMs * 2 ** Math.min(entry.detectFailures - 1, 10), 3_600_000)
         queue.set(entry.source.key, Date.now() + backoffMs)
-        marks.push({ key: entry.source.key, checkedAt: new Date(), error: `detection failed: ${found.failure.message}` })
+        marks.set(entry.source.key, { key: entry.source.key, checkedAt: new Date(), error: `detection failed: ${found.failure.message}` })
         stats.check("failed", Date.now() - plannedDue)
         return
       }
@@ -402,8 +428,13 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
 
   const flushMarks = Effect.gen(function*() {
     const batch = marks
-    marks = []
-    yield* store.markChecked(batch)
+    marks = new Map()
+    yield* store.markChecked([...batch.values()]).pipe(
+      // Not saved: keep what no newer check replaced, for the next flush.
+      Effect.onError(() => Effect.sync(() => {
+        for (const [key, mark] of batch) if (!marks.has(key)) marks.set(key, mark)
+      }))
+    )
     const saves = monitorSaves
     monitorSaves = new Map()
     yield* monitorStore.saveChecks([...saves.values()]).pipe(
@@ -420,10 +451,35 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     yield* Effect.logInfo("shard started").pipe(Effect.annotateLogs({ shard: options.shard, sources: entries.size }))
     // Sources added, edited or removed in PostgreSQL reach the shard within one refresh. Shards refresh
     // at staggered times, so that they do not all read the database in the same moment.
-    yield* reload.pipe(
+    // A failed refresh (PostgreSQL away) is logged and tried again at the next one; the shard keeps
+    // checking what it holds meanwhile. Should the loop stop anyway, that is an error worth seeing.
+    let refreshFailures = 0
+    const refresh = Effect.gen(function*() {
+      const done = yield* reload.pipe(Effect.exit)
+      if (Exit.isSuccess(done)) {
+        if (refreshFailures > 0) {
+          yield* Effect.logInfo("shard refresh works again").pipe(Effect.annotateLogs({ shard: options.shard, failures: refreshFailures }))
+        }
+        refreshFailures = 0
+        return
+      }
+      if (Cause.hasInterruptsOnly(done.cause)) return yield* Effect.failCause(done.cause)
+      refreshFailures += 1
+      yield* Effect.logWarning("shard refresh failed; tried again at the next refresh", done.cause).pipe(
+        Effect.annotateLogs({ shard: options.shard, failures: refreshFailures })
+      )
+    })
+    yield* refresh.pipe(
       Effect.delay(options.refreshMs),
       Effect.forever,
       Effect.delay(Math.floor((options.refreshMs * options.shard) / Math.max(1, options.shards))),
+      Effect.onExit((exit) =>
+        Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)
+          ? Effect.void
+          : Effect.logError("shard refresh stopped: sources added or edited will not be polled", exit).pipe(
+            Effect.annotateLogs({ shard: options.shard })
+          )
+      ),
       Effect.forkScoped
     )
     // One writer per shard: snapshots as they come, check times once a second. Shards own disjoint

@@ -7,12 +7,19 @@ const connect = (url: string, name: string) =>
     Effect.tryPromise({
       try: async () => {
         const client = new Redis(url, { lazyConnect: true, connectionName: name, maxRetriesPerRequest: 3, enableAutoPipelining: true })
+        // Connection errors reach the commands that fail (and whoever called them logs those); without a
+        // listener ioredis prints every reconnection attempt of an outage to the console.
+        client.on("error", () => undefined)
         await client.connect()
         return client
       },
       catch: (cause) => new BusError({ operation: "connect", cause })
     }),
-    (client) => Effect.promise(() => client.quit()).pipe(Effect.ignore)
+    // QUIT needs the server: while Redis is away, just drop the connection.
+    (client) =>
+      client.status === "ready"
+        ? Effect.tryPromise(() => client.quit()).pipe(Effect.catch(() => Effect.sync(() => client.disconnect())))
+        : Effect.sync(() => client.disconnect())
   )
 
 const call = <A>(operation: string, f: () => Promise<A>) =>
