@@ -308,7 +308,7 @@ describe("no change lost across restarts and fail-over", () => {
         yield* alertOn(w, runners[0]!, [x!, y!])
         // The one shard runs where it started last (it may have moved when the second runner joined).
         yield* waitFor(10_000, "a runner running the shard", Effect.sync(() => (runners.some((r) => lastShardStart(r) > 0) ? true : undefined)))
-        const [owner, other] = [...runners].sort((a, b) => lastShardStart(b) - lastShardStart(a))
+        const [owner, other] = runners.toSorted((a, b) => lastShardStart(b) - lastShardStart(a))
         yield* sigkill(owner!)
         const killedAt = Date.now()
 
@@ -351,7 +351,7 @@ describe("the observation a shard starts from", () => {
         yield* store.applySnapshots([{ source: saved!, ...first, at: new Date("2026-11-22T00:00:00.000Z") }])
 
         const loaded = yield* store.loadObservations([old!.id, saved!.id, never!.id])
-        assert.deepStrictEqual([...loaded.keys()].sort(), [old!.id, saved!.id].sort())
+        assert.deepStrictEqual([...loaded.keys()].toSorted(), [old!.id, saved!.id].toSorted())
         assert.deepStrictEqual(loaded.get(saved!.id), first)
         const rebuilt = loaded.get(old!.id)!
         assert.deepStrictEqual(rebuilt.since, {
