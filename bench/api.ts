@@ -5,6 +5,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import { createRequire } from "node:module"
 import { createServer } from "node:http"
 import { ApiRoutes, routerConfig } from "../services/api/ApiHttp.ts"
+import { Publisher } from "../services/poller/Publisher.ts"
 import * as Catalog from "../services/catalog/Catalog.ts"
 import { ApiKeys } from "../services/orgs/ApiKeys.ts"
 import { Organizations } from "../services/orgs/Organizations.ts"
@@ -114,4 +115,8 @@ export const apiBenchServer = Layer.mergeAll(
   HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }),
   Organizations.layer,
   ApiKeys.layer
-).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
+).pipe(
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  // The API publishes manual custom-source changes through the process's Publisher.
+  Layer.provide(Publisher.layer)
+)

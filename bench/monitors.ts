@@ -12,6 +12,7 @@ import { ClickHouse } from "../services/platform/ClickHouse.ts"
 import * as Migrations from "../services/platform/Migrations.ts"
 import * as Cluster from "../services/poller/Cluster.ts"
 import * as Poller from "../services/poller/Poller.ts"
+import { Publisher } from "../services/poller/Publisher.ts"
 import { PollerStats } from "../services/poller/PollerStats.ts"
 import { ResultWriter } from "../services/poller/ResultWriter.ts"
 import { peakRssMb, round } from "./figures.ts"
@@ -197,4 +198,4 @@ const measure = Effect.fn("bench.monitors.measure")(function*(options: MonitorsB
 
 
 /** One in-process runner with every shard, on the stores the benchmark provides. */
-const pollerLayer = Poller.layer.pipe(Layer.provide(Cluster.single))
+const pollerLayer = Poller.layer.pipe(Layer.provide(Layer.mergeAll(Cluster.single, Publisher.layer)))

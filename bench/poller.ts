@@ -8,6 +8,7 @@ import * as Migrations from "../services/platform/Migrations.ts"
 import * as Stores from "../services/platform/Stores.ts"
 import * as Cluster from "../services/poller/Cluster.ts"
 import * as Poller from "../services/poller/Poller.ts"
+import { Publisher } from "../services/poller/Publisher.ts"
 import { PollerStats } from "../services/poller/PollerStats.ts"
 import { ResultWriter } from "../services/poller/ResultWriter.ts"
 import * as Simulator from "../services/simulator/Server.ts"
@@ -134,7 +135,7 @@ const measure = Effect.fn("bench.poller.measure")(function*(options: PollerBench
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
 
 /** One in-process runner with every shard, on the stores the benchmark provides. */
-const pollerLayer = Poller.layer.pipe(Layer.provide(Cluster.single))
+const pollerLayer = Poller.layer.pipe(Layer.provide(Layer.mergeAll(Cluster.single, Publisher.layer)))
 
 /** The stores the benchmark runs on: the configured ones, embedded by default. */
 export const benchStoresLayer = Stores.layer

@@ -8,7 +8,6 @@ import { MonitorStore } from "./MonitorStore.ts"
 import { PollerConfig } from "./PollerConfig.ts"
 import { PollerStats } from "./PollerStats.ts"
 import { ShardReloads } from "./ShardReloads.ts"
-import { Publisher } from "./Publisher.ts"
 import { ResultWriter } from "./ResultWriter.ts"
 import { makeShard } from "./Shard.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
@@ -60,9 +59,13 @@ const Keeper = Singleton.make(
   })
 )
 
-/** Everything a runner needs to poll; requires the cluster (Sharding) and the stores. Provides ShardReloads. */
+/**
+ * Everything a runner needs to poll; requires the cluster (Sharding), the stores and the process's
+ * Publisher (one per process: its hand-over directory is locked to it, and the API's manual source
+ * changes go through it too). Provides ShardReloads.
+ */
 export const layer = Layer.mergeAll(ShardEntity, Keeper, ShardReloads.layer).pipe(
-  Layer.provide(Layer.mergeAll(SourceStore.layer, MonitorStore.layer, MonitorAgents.layer, Publisher.layer, Upstream.layer, Fetcher.layer)),
+  Layer.provide(Layer.mergeAll(SourceStore.layer, MonitorStore.layer, MonitorAgents.layer, Upstream.layer, Fetcher.layer)),
   Layer.provide(SecretBox.layer),
   Layer.provideMerge(Layer.mergeAll(PollerStats.layer, ResultWriter.layer, TransitionWriter.layer))
 )

@@ -18,7 +18,7 @@ import * as Postgres from "../../services/platform/Postgres.ts"
 import { SecretBox } from "../../services/platform/SecretBox.ts"
 import { MonitorAgents } from "../../services/poller/MonitorAgents.ts"
 import * as Poller from "../../services/poller/Poller.ts"
-import { RedisKeys } from "../../services/poller/Publisher.ts"
+import { Publisher, RedisKeys } from "../../services/poller/Publisher.ts"
 import { ShardReloads } from "../../services/poller/ShardReloads.ts"
 import { freshDatabase, tempDir, testRedisUrl, withConfig } from "../support/stores.ts"
 import { makeTestCerts } from "../support/tls.ts"
@@ -76,7 +76,7 @@ const config = withConfig({
 const stores = Layer.mergeAll(
   Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
   Layer.unwrap(Effect.map(tempDir("monitors-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
-  RedisBus.layer(testRedisUrl)
+  Publisher.layer.pipe(Layer.provideMerge(RedisBus.layer(testRedisUrl)))
 )
 const migrated = Layer.effectDiscard(Effect.gen(function*() {
   yield* Migrations.migratePostgres()

@@ -9,6 +9,7 @@ import { createHmac } from "node:crypto"
 import * as Http from "node:http"
 import { rootCertificates } from "node:tls"
 import { Agent, getGlobalDispatcher, setGlobalDispatcher } from "undici"
+import { Publisher } from "../../services/poller/Publisher.ts"
 import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import * as Consumer from "../../services/notifier/Consumer.ts"
 import * as Deliverer from "../../services/notifier/Deliverer.ts"
@@ -125,7 +126,7 @@ const app = (s: StandIns) =>
     Layer.provideMerge(Layer.mergeAll(
       Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
       Layer.unwrap(Effect.map(tempDir("channels-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
-      MemoryBus.layer
+      Publisher.layer.pipe(Layer.provideMerge(MemoryBus.layer))
     )),
     Layer.provide(withConfig({
       POLLER_SHARDS: "2",

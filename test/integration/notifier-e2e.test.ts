@@ -8,6 +8,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import { createHmac } from "node:crypto"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import { Publisher } from "../../services/poller/Publisher.ts"
 import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import * as Consumer from "../../services/notifier/Consumer.ts"
 import * as Deliverer from "../../services/notifier/Deliverer.ts"
@@ -64,7 +65,7 @@ const TestLayer = Layer.mergeAll(
   Layer.provideMerge(Layer.mergeAll(
     Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
     Layer.unwrap(Effect.map(tempDir("notifier-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
-    MemoryBus.layer
+    Publisher.layer.pipe(Layer.provideMerge(MemoryBus.layer))
   )),
   Layer.provide(withConfig({
     POLLER_SHARDS: "2",

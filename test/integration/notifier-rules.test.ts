@@ -15,7 +15,7 @@ import { Bus } from "../../services/platform/Bus.ts"
 import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
-import { RedisKeys } from "../../services/poller/Publisher.ts"
+import { Publisher, RedisKeys } from "../../services/poller/Publisher.ts"
 import { ApiBase, apiBaseLayer, call, newTenant } from "../support/api.ts"
 import { freshDatabase, withConfig } from "../support/stores.ts"
 import { eventually } from "../support/eventually.ts"
@@ -71,7 +71,7 @@ const TestLayer = Layer.mergeAll(
   Layer.provideMerge(Layer.effectDiscard(Migrations.migratePostgres())),
   Layer.provideMerge(Layer.mergeAll(
     Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
-    MemoryBus.layer
+    Publisher.layer.pipe(Layer.provideMerge(MemoryBus.layer))
   )),
   Layer.provide(Layer.unwrap(Effect.gen(function*() {
     const { base } = yield* Hooks

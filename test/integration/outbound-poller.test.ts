@@ -5,6 +5,7 @@ import { Digest } from "effect/crypto"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import { Publisher } from "../../services/poller/Publisher.ts"
 import { ClickHouse } from "../../services/platform/ClickHouse.ts"
 import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
@@ -65,7 +66,7 @@ const stores = Layer.mergeAll(
   Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
   Layer.unwrap(Effect.map(tempDir("outbound-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
   // The in-process bus: this test shares no Redis keys with the others.
-  MemoryBus.layer
+  Publisher.layer.pipe(Layer.provideMerge(MemoryBus.layer))
 )
 const migrated = Layer.effectDiscard(Effect.gen(function*() {
   yield* Migrations.migratePostgres()

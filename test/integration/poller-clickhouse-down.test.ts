@@ -1,6 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Duration, Effect, Layer, Ref } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import { Publisher } from "../../services/poller/Publisher.ts"
 import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import { ClickHouse, ClickHouseError } from "../../services/platform/ClickHouse.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
@@ -31,7 +32,7 @@ const flakyClickHouse = Layer.effect(ClickHouse, Effect.gen(function*() {
 const stores = Layer.mergeAll(
   Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 6 }))),
   flakyClickHouse,
-  MemoryBus.layer
+  Publisher.layer.pipe(Layer.provideMerge(MemoryBus.layer))
 ).pipe(Layer.provideMerge(Layer.effect(Down, Ref.make(false))))
 
 const migrated = Layer.effectDiscard(Effect.gen(function*() {

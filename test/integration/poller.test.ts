@@ -14,7 +14,7 @@ import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import * as Poller from "../../services/poller/Poller.ts"
 import { PollerStats } from "../../services/poller/PollerStats.ts"
-import { RedisKeys } from "../../services/poller/Publisher.ts"
+import { Publisher, RedisKeys } from "../../services/poller/Publisher.ts"
 import { ShardReloads } from "../../services/poller/ShardReloads.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
 import { freshDatabase, tempDir, testRedisUrl, withConfig } from "../support/stores.ts"
@@ -37,7 +37,7 @@ const intervalS = 2
 const stores = Layer.mergeAll(
   Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
   Layer.unwrap(Effect.map(tempDir("poller-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
-  RedisBus.layer(testRedisUrl)
+  Publisher.layer.pipe(Layer.provideMerge(RedisBus.layer(testRedisUrl)))
 )
 const migrated = Layer.effectDiscard(Effect.gen(function*() {
   yield* Migrations.migratePostgres()

@@ -6,6 +6,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createServer } from "node:http"
+import { Publisher } from "../../services/poller/Publisher.ts"
 import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import type * as Wire from "../../services/domain/api/Sources.ts"
 import { ClickHouse } from "../../services/platform/ClickHouse.ts"
@@ -44,7 +45,7 @@ const intervalS = 2
 const stores = Layer.mergeAll(
   Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
   Layer.unwrap(Effect.map(tempDir("records-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
-  RedisBus.layer(testRedisUrl)
+  Publisher.layer.pipe(Layer.provideMerge(RedisBus.layer(testRedisUrl)))
 )
 const migrated = Layer.effectDiscard(Effect.gen(function*() {
   yield* Migrations.migratePostgres()

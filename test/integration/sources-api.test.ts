@@ -5,6 +5,7 @@ import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createServer } from "node:http"
+import { Publisher } from "../../services/poller/Publisher.ts"
 import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import { Api } from "../../services/domain/api/Api.ts"
@@ -192,7 +193,7 @@ const serverWith = <A, E>(setup: Layer.Layer<A, E, SqlClient>) =>
     Layer.provideMerge(setup),
     Layer.provideMerge(stores),
     // The rate limiter of the organization endpoints counts on the bus; SecretBox keeps its key in DATA_DIR.
-    Layer.provide(MemoryBus.layer),
+    Layer.provide(Publisher.layer.pipe(Layer.provideMerge(MemoryBus.layer))),
     Layer.provide(withConfig({ DATA_DIR: "/tmp/statusgrid-sources-api-test" }))
   )
 

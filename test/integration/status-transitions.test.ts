@@ -14,7 +14,7 @@ import { SecretBox } from "../../services/platform/SecretBox.ts"
 import * as Cluster from "../../services/poller/Cluster.ts"
 import { MonitorAgents } from "../../services/poller/MonitorAgents.ts"
 import * as Poller from "../../services/poller/Poller.ts"
-import { RedisKeys } from "../../services/poller/Publisher.ts"
+import { Publisher, RedisKeys } from "../../services/poller/Publisher.ts"
 import { ShardReloads } from "../../services/poller/ShardReloads.ts"
 import { TransitionWriter } from "../../services/poller/TransitionWriter.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
@@ -48,7 +48,7 @@ const target = Layer.effect(Target, Effect.acquireRelease(
 const stores = Layer.mergeAll(
   Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 6 }))),
   Layer.unwrap(Effect.map(tempDir("transitions-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
-  MemoryBus.layer
+  Publisher.layer.pipe(Layer.provideMerge(MemoryBus.layer))
 )
 const migrated = Layer.effectDiscard(Effect.gen(function*() {
   yield* Migrations.migratePostgres()

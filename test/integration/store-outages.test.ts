@@ -22,7 +22,7 @@ import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import * as Poller from "../../services/poller/Poller.ts"
 import { PollerStats } from "../../services/poller/PollerStats.ts"
-import { RedisKeys } from "../../services/poller/Publisher.ts"
+import { Publisher, RedisKeys } from "../../services/poller/Publisher.ts"
 import { ResultWriter } from "../../services/poller/ResultWriter.ts"
 import type { SimSource } from "../../services/simulator/Model.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
@@ -81,7 +81,7 @@ const stores = Layer.unwrap(Effect.gen(function*() {
   return Layer.mergeAll(
     Layer.succeed(Proxies, Proxies.of({ redis, postgres })),
     Postgres.layerServer(via(database, postgres), { maxConnections: 8 }),
-    RedisBus.layer(via(testRedisUrl, redis)),
+    Publisher.layer.pipe(Layer.provideMerge(RedisBus.layer(via(testRedisUrl, redis)))),
     Layer.unwrap(Effect.map(tempDir("outage-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
     Layer.effect(Direct, Effect.acquireRelease(Effect.sync(() => new Redis(testRedisUrl)), (r) => Effect.promise(() => r.quit()))),
     Layer.effectDiscard(Effect.addFinalizer(() => Effect.sync(() => {

@@ -10,7 +10,8 @@ import { Organizations } from "../../services/orgs/Organizations.ts"
 import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
-import { freshDatabase, withConfig } from "./stores.ts"
+import { Publisher } from "../../services/poller/Publisher.ts"
+import { freshDatabase, tempDir, withConfig } from "./stores.ts"
 
 /** Where the API under test listens. */
 export class ApiBase extends Context.Service<ApiBase, string>()("test/support/ApiBase") {}
@@ -26,6 +27,14 @@ export const apiBaseLayer = Layer.effect(ApiBase, Effect.gen(function*() {
   return address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
 }))
 
+/**
+ * The process's Publisher (manual custom sources publish through it), with a hand-over directory of
+ * its own: the directory is locked to one instance, and test files run side by side.
+ */
+export const apiPublisher = Layer.unwrap(
+  Effect.map(tempDir("handover"), (dir) => Publisher.layer.pipe(Layer.provide(withConfig({ PUBLISH_SPILL_DIR: dir }))))
+)
+
 export const apiServer = (config: Record<string, string> = {}) => {
   const base = apiBaseLayer
   const migrated = Layer.effectDiscard(Migrations.migratePostgres())
@@ -38,7 +47,7 @@ export const apiServer = (config: Record<string, string> = {}) => {
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(migrated),
     Layer.provideMerge(Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 })))),
-    Layer.provideMerge(MemoryBus.layer),
+    Layer.provideMerge(apiPublisher.pipe(Layer.provideMerge(MemoryBus.layer))),
     Layer.provide(withConfig({ DATA_DIR: "/tmp/statusgrid-api-test", MONITOR_ALLOW_PRIVATE: "true", ...config }))
   )
 }

@@ -3,7 +3,6 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Fetcher } from "../../adapters/Fetcher.ts"
 import { Api } from "../../domain/api/Api.ts"
 import { CurrentPrincipal } from "../../domain/Principal.ts"
-import { Publisher } from "../../poller/Publisher.ts"
 import { CustomSources } from "../../orgs/CustomSources.ts"
 
 /** Handlers of the `customSources` group: an organization's private sources. */
@@ -24,9 +23,10 @@ export const CustomSourcesHttpNoDeps = HttpApiBuilder.group(
 
 /**
  * With the custom sources service and the fetcher that detection uses.
- * ShardReloads is used when the process provides it (a runner with the poller).
+ * ShardReloads is used when the process provides it (a runner with the poller); the Publisher is
+ * the process's own (the poller's), as its hand-over directory belongs to one instance.
  */
 export const CustomSourcesHttp = CustomSourcesHttpNoDeps.pipe(
   Layer.provide(CustomSources.layer),
-  Layer.provide(Layer.mergeAll(Fetcher.layer, Publisher.layer))
+  Layer.provide(Fetcher.layer)
 )

@@ -9,8 +9,17 @@ const connect = (url: string, name: string) =>
         const client = new Redis(url, { lazyConnect: true, connectionName: name, maxRetriesPerRequest: 3, enableAutoPipelining: true })
         // Connection errors reach the commands that fail (and whoever called them logs those); without a
         // listener ioredis prints every reconnection attempt of an outage to the console.
-        client.on("error", () => undefined)
-        await client.connect()
+        // The first connection's own error (ECONNREFUSED, ENOTFOUND…) says more than ioredis's "Connection is closed".
+        let lastError: unknown
+        client.on("error", (error) => {
+          lastError = error
+        })
+        try {
+          await client.connect()
+        } catch (error) {
+          client.disconnect()
+          throw lastError ?? error
+        }
         return client
       },
       catch: (cause) => new BusError({ operation: "connect", cause })
