@@ -257,6 +257,22 @@ export const PagerDutySettings = Schema.Struct({
   ).annotate({ description: "PagerDuty severity of each alert level." })
 }).annotate({ identifier: "PagerDutySettings" })
 
+/**
+ * A browser's push subscription (`PushSubscription.toJSON()`): the push
+ * service's endpoint and the keys the message is encrypted for (RFC 8291).
+ */
+export const WebPushSettings = Schema.Struct({
+  endpoint: HttpsUrl.annotate({ description: "The push service URL of the subscription. Secret: stored encrypted, shown masked." }),
+  keys: Schema.Struct({
+    p256dh: Schema.String.check(Schema.isPattern(/^B[A-Za-z0-9_-]{86}$/, {
+      message: "must be the subscription's P-256 public key: 65 bytes, base64url without padding"
+    })),
+    auth: Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_-]{21}[AQgw]$/, {
+      message: "must be the subscription's auth secret: 16 bytes, base64url without padding"
+    }))
+  }).annotate({ description: "The subscription's keys. Secret: stored encrypted, shown masked." })
+}).annotate({ identifier: "WebPushSettings" })
+
 // ---------------------------------------------------------------------------
 // Validation with field names.
 
@@ -318,7 +334,7 @@ const maskValue = (field: string, value: unknown): unknown => {
     return Object.fromEntries(Object.keys(value).map((name) => [name, "…"]))
   }
   if (typeof value !== "string") return "…"
-  return field.endsWith("_url") ? maskUrl(value) : maskToken(value)
+  return field.endsWith("_url") || field === "endpoint" ? maskUrl(value) : maskToken(value)
 }
 
 /**
@@ -401,6 +417,11 @@ export const PagerDutySettingsView = Schema.Struct({
   severity_map: Schema.Struct({ critical: PagerDutySeverity, degraded: PagerDutySeverity, info: PagerDutySeverity })
 }).annotate({ identifier: "PagerDutySettingsView" })
 
+export const WebPushSettingsView = Schema.Struct({
+  endpoint: Masked,
+  keys: Masked
+}).annotate({ identifier: "WebPushSettingsView" })
+
 // ---------------------------------------------------------------------------
 // The registry of channel types (services/notifier/README.md, "Adding a channel type").
 
@@ -435,7 +456,8 @@ const kind = <S extends Schema.Top, V extends Schema.Top, X extends Schema.Struc
  * (notifier/channels/index.ts, which the compiler makes list every key here)
  * all come from this table.
  *
- * team chat = slack, community chat = discord, enterprise chat = teams, on-call paging = pagerduty.
+ * team chat = slack, community chat = discord, enterprise chat = teams, on-call paging = pagerduty,
+ * mobile push = webpush (a browser's or phone's push subscription).
  */
 export const channelKinds = {
   email: kind({ settings: EmailSettings, view: EmailSettingsView, secrets: [], record: "EmailChannel" }),
@@ -454,7 +476,8 @@ export const channelKinds = {
       }))
     }
   }),
-  pagerduty: kind({ settings: PagerDutySettings, view: PagerDutySettingsView, secrets: ["routing_key"], record: "PagerDutyChannel" })
+  pagerduty: kind({ settings: PagerDutySettings, view: PagerDutySettingsView, secrets: ["routing_key"], record: "PagerDutyChannel" }),
+  webpush: kind({ settings: WebPushSettings, view: WebPushSettingsView, secrets: ["endpoint", "keys"], record: "WebPushChannel" })
 }
 
 export type ChannelType = keyof typeof channelKinds

@@ -11,6 +11,7 @@ import { makeSlackSender } from "./slack.ts"
 import { makeSmsSender } from "./sms.ts"
 import { makeTeamsSender } from "./teams.ts"
 import { makeWebhookSender } from "./webhook.ts"
+import { makeWebPushSender, vapidConfig, type VapidKeys } from "./webpush.ts"
 
 /**
  * The notifier's registry of channel types: the sender of each type of
@@ -34,11 +35,13 @@ export interface SenderOptions {
   readonly pagerdutyEventsUrl?: string
   /** SLACK_API_URL, for channels with a bot token. Default https://slack.com/api. */
   readonly slackApiUrl?: string
+  /** VAPID keys of Web Push (VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY, VAPID_SUBJECT, else DATA_DIR/vapid.json). Unset: Web Push deliveries fail without retry. */
+  readonly vapid?: VapidKeys
   /** undici dispatcher for every HTTP channel (a test CA, a proxy). Default the global one. */
   readonly dispatcher?: HttpOptions["dispatcher"]
   /**
    * undici dispatcher for the URLs organizations choose (webhook, Slack,
-   * Discord, Teams), e.g. `guardedAgent()` of Egress.ts; default `dispatcher`.
+   * Discord, Teams, Web Push endpoints), e.g. `guardedAgent()` of Egress.ts; default `dispatcher`.
    * Twilio and PagerDuty endpoints are the operator's and use `dispatcher`.
    */
   readonly userDispatcher?: HttpOptions["dispatcher"]
@@ -65,7 +68,8 @@ export const channelSenders: { readonly [T in ChannelType]: (deps: SenderDeps) =
   teams: ({ user }) => makeTeamsSender(user),
   sms: ({ http, options }) => makeSmsSender({ ...http, ...defined("apiUrl", options.twilioApiUrl) }),
   webhook: ({ user }) => makeWebhookSender(user),
-  pagerduty: ({ http, options }) => makePagerDutySender({ ...http, ...defined("eventsUrl", options.pagerdutyEventsUrl) })
+  pagerduty: ({ http, options }) => makePagerDutySender({ ...http, ...defined("eventsUrl", options.pagerdutyEventsUrl) }),
+  webpush: ({ options, user }) => makeWebPushSender(user, options.vapid)
 }
 
 /** The senders' settings from the environment (README "Configuration"), read once by the notifier's `Senders` layer. */
@@ -77,7 +81,9 @@ export const senderConfig = Effect.gen(function*() {
   const slackApiUrl = yield* Config.option(Config.String("SLACK_API_URL"))
   const allowPrivate = yield* Config.Boolean("NOTIFIER_ALLOW_PRIVATE").pipe(Config.withDefault(false))
   const allowAddresses = yield* AllowAddressesConfig
+  const vapid = yield* vapidConfig
   return {
+    vapid,
     ...(allowPrivate ? {} : { userDispatcher: guardedAgent(allowAddresses) }),
     ...defined("smtpUrl", Option.getOrUndefined(Option.map(smtpUrl, Redacted.value))),
     ...defined("smtpFrom", Option.getOrUndefined(smtpFrom)),
