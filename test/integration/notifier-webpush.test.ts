@@ -111,6 +111,23 @@ describe("notifier: Web Push", () => {
           assert.match(String(message.headers["topic"]), /^[A-Za-z0-9_-]{32}$/)
         }))
 
+      it.effect("a push service answering 503 twice: retried by the outbox, delivered on the third attempt with the same Topic", () =>
+        Effect.gen(function*() {
+          const service = yield* Push
+          const tenant = yield* newTenant("pro")
+          const sub = service.subscribe()
+          service.busy.set(sub.id, 2)
+          const created = yield* call("POST", "/channels", { key: tenant.keys.admin, body: { type: "webpush", name: "Busy", settings: sub.json } })
+          assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+          const sent = yield* call("POST", `/channels/${created.body.id}/test`, { key: tenant.keys.admin })
+          assert.strictEqual(sent.status, 202)
+          assert.deepStrictEqual(yield* deliveryOf(sent.body.id, "delivered"), { status: "delivered", attempts: 3, last_error: null })
+          const attempts = service.receiver.requests.filter((r) => r.path === `/push/${sub.id}`)
+          assert.strictEqual(attempts.length, 3)
+          assert.strictEqual(new Set(attempts.map((r) => r.headers["topic"])).size, 1)
+          assert.strictEqual(service.received.filter((m) => m.subscription === sub.id).length, 1)
+        }))
+
       it.effect("a push service answering 410 Gone fails the delivery at once, saying the subscription is gone", () =>
         Effect.gen(function*() {
           const service = yield* Push

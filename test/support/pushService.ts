@@ -14,7 +14,7 @@ import type { TestCerts } from "./tls.ts"
  *   P-256, HKDF-SHA-256, AES-128-GCM in RFC 8188's single record).
  * A message it accepts gets 201 and is kept decrypted in `received`; a refused
  * one gets 400 or 401 and its problem in `problems`. A subscription marked
- * `gone` gets 410, as after the user unsubscribed.
+ * `gone` gets 410, as after the user unsubscribed; one marked `busy`, 503.
  */
 
 /** A browser's side of one subscription: what it gives the server (`json`) and the keys it keeps. */
@@ -45,6 +45,8 @@ export interface PushService {
   readonly subscribe: () => Subscription
   /** Subscriptions answered 410 Gone from now on. */
   readonly gone: Set<string>
+  /** Subscriptions answered 503 (after the checks) this many more times, as an overloaded push service. */
+  readonly busy: Map<string, number>
   readonly close: () => Promise<void>
 }
 
@@ -109,6 +111,7 @@ export const startPushService = async (certs: TestCerts): Promise<PushService> =
   const subscriptions = new Map<string, Subscription>()
   const received: Array<PushMessage> = []
   const gone = new Set<string>()
+  const busy = new Map<string, number>()
   let origin = ""
   const receiver = await startHttpReceiver((req) => {
     const id = /^\/push\/([0-9a-f-]+)$/.exec(req.path)?.[1]
@@ -125,6 +128,11 @@ export const startPushService = async (certs: TestCerts): Promise<PushService> =
     } catch (error) {
       return refuse(400, `cannot decrypt: ${String(error)}`)
     }
+    const unavailable = busy.get(sub.id) ?? 0
+    if (unavailable > 0) {
+      busy.set(sub.id, unavailable - 1)
+      return { status: 503, body: "try again", headers: { "retry-after": "0" } }
+    }
     received.push({ subscription: sub.id, vapidKey: vapid.key, claims: vapid.claims, headers: req.headers, plaintext })
     return { status: 201, headers: { location: `${origin}/message/${randomUUID()}` } }
   }, certs)
@@ -135,6 +143,7 @@ export const startPushService = async (certs: TestCerts): Promise<PushService> =
     received,
     problems: receiver.problems,
     gone,
+    busy,
     subscribe: () => {
       const id = randomUUID()
       const ecdh = createECDH("prime256v1")
