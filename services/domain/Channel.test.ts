@@ -1,7 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Result } from "effect"
+import { Result, Schema } from "effect"
 import {
+  channelKinds,
   type ChannelType,
+  channelTypes,
   decodeChannelSettings,
   type FieldIssue,
   maskToken,
@@ -138,6 +140,50 @@ describe("channel secrets", () => {
     assert.strictEqual(maskUrl("https://hooks.example.com/x"), "https://hooks.example.com/…")
     assert.strictEqual(maskToken("short"), "…")
     assert.strictEqual(maskToken("0123456789abcdefWXYZ"), "…WXYZ")
+  })
+})
+
+/** One valid settings object per channel type: the compiler asks for one when a type is added to `channelKinds`. */
+const samples: { readonly [T in ChannelType]: unknown } = {
+  email: { recipients: "ops@example.com" },
+  slack: { channel: "#ops", webhook_url: slackUrl, bot_token: "xoxb-0123456789-abcdef" },
+  discord: { webhook_url: "https://discord.com/api/webhooks/1/abcdefghijklmnopqrstuvwxyz" },
+  teams: { webhook_url: "https://example.webhook.office.com/webhookb2/abcdefghijklmnopqrstuvwxyz" },
+  sms: { phone_numbers: ["+14155550100"], account_sid: sid, auth_token: "twilio-auth-token-XYZW", from_number: "+14155550199" },
+  webhook: { url: "https://example.com/in", headers: { "X-Api-Key": "k-123456" }, signing_secret: "0123456789abcdef0123" },
+  pagerduty: { routing_key: "R0UTINGKEY0123456789abcdefABCDEF" },
+  webpush: {
+    endpoint: "https://fcm.googleapis.com/fcm/send/abcdefghijklmnopqrstuvwxyz0123456789",
+    keys: { p256dh: `B${"A".repeat(86)}`, auth: "AAAAAAAAAAAAAAAAAAAAAA" }
+  }
+}
+
+describe("the registry of channel types", () => {
+  for (const type of channelTypes) {
+    it(`${type}: decoded settings split into secrets and a view the API schema accepts, no secret left in it`, () => {
+      const settings = valid(type, samples[type])
+      const { view, secrets } = splitSecrets(type, settings)
+      assert.deepStrictEqual(Object.keys(secrets).toSorted(), secretFields[type].filter((f) => f in settings).toSorted())
+      const shown = Schema.encodeUnknownSync(channelKinds[type].view as unknown as Schema.Codec<unknown, unknown>)(view)
+      const text = JSON.stringify(shown)
+      for (const value of Object.values(secrets)) {
+        for (const leaf of typeof value === "object" && value !== null ? Object.values(value) : [value]) {
+          assert.notInclude(text, String(leaf), `${type}: a secret shown in the view`)
+        }
+      }
+      assert.deepStrictEqual({ ...view, ...secrets }, settings)
+    })
+  }
+  it("webpush: the endpoint is masked as a URL, the keys entirely", () => {
+    const { view } = splitSecrets("webpush", valid("webpush", samples.webpush))
+    assert.deepStrictEqual(view, { endpoint: "https://fcm.googleapis.com/…/6789", keys: "…" })
+  })
+  it("webpush refusals name the field", () => {
+    const sub = samples.webpush as { endpoint: string; keys: { p256dh: string; auth: string } }
+    assert.strictEqual(issue("webpush", { ...sub, endpoint: "http://push.example.com/x" }).field, "settings.endpoint")
+    assert.strictEqual(issue("webpush", { ...sub, keys: { ...sub.keys, p256dh: "short" } }).field, "settings.keys.p256dh")
+    assert.strictEqual(issue("webpush", { ...sub, keys: { ...sub.keys, auth: "AAAAAAAAAAAAAAAAAAAAAB" } }).field, "settings.keys.auth")
+    assert.strictEqual(issue("webpush", { endpoint: sub.endpoint }).field, "settings.keys")
   })
 })
 

@@ -8,10 +8,6 @@ import { noNul, Text } from "./Text.ts"
  * returned; the API shows the masked view (`viewSettings`).
  */
 
-/** team chat = slack, community chat = discord, enterprise chat = teams, on-call paging = pagerduty. */
-export const ChannelType = Schema.Literals(["email", "slack", "discord", "teams", "sms", "webhook", "pagerduty"])
-export type ChannelType = typeof ChannelType.Type
-
 /** One problem with one input field, named as on the wire (`settings.webhook_url`, `schedule.timezone`). */
 export interface FieldIssue {
   readonly field: string
@@ -261,29 +257,21 @@ export const PagerDutySettings = Schema.Struct({
   ).annotate({ description: "PagerDuty severity of each alert level." })
 }).annotate({ identifier: "PagerDutySettings" })
 
-export const channelSettings = {
-  email: EmailSettings,
-  slack: SlackSettings,
-  discord: DiscordSettings,
-  teams: TeamsSettings,
-  sms: SmsSettings,
-  webhook: WebhookSettings,
-  pagerduty: PagerDutySettings
-} as const
-
-export type ChannelSettings = { readonly [T in ChannelType]: (typeof channelSettings)[T]["Type"] }
-export type AnyChannelSettings = ChannelSettings[ChannelType]
-
-/** The fields of each type's settings that are secrets: stored encrypted (`channels.secrets`), shown masked. */
-export const secretFields: { readonly [T in ChannelType]: ReadonlyArray<string> } = {
-  email: [],
-  slack: ["webhook_url", "bot_token"],
-  discord: ["webhook_url"],
-  teams: ["webhook_url"],
-  sms: ["auth_token"],
-  webhook: ["headers", "signing_secret"],
-  pagerduty: ["routing_key"]
-}
+/**
+ * A browser's push subscription (`PushSubscription.toJSON()`): the push
+ * service's endpoint and the keys the message is encrypted for (RFC 8291).
+ */
+export const WebPushSettings = Schema.Struct({
+  endpoint: HttpsUrl.annotate({ description: "The push service URL of the subscription. Secret: stored encrypted, shown masked." }),
+  keys: Schema.Struct({
+    p256dh: Schema.String.check(Schema.isPattern(/^B[A-Za-z0-9_-]{86}$/, {
+      message: "must be the subscription's P-256 public key: 65 bytes, base64url without padding"
+    })),
+    auth: Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_-]{21}[AQgw]$/, {
+      message: "must be the subscription's auth secret: 16 bytes, base64url without padding"
+    }))
+  }).annotate({ description: "The subscription's keys. Secret: stored encrypted, shown masked." })
+}).annotate({ identifier: "WebPushSettings" })
 
 // ---------------------------------------------------------------------------
 // Validation with field names.
@@ -346,7 +334,7 @@ const maskValue = (field: string, value: unknown): unknown => {
     return Object.fromEntries(Object.keys(value).map((name) => [name, "…"]))
   }
   if (typeof value !== "string") return "…"
-  return field.endsWith("_url") ? maskUrl(value) : maskToken(value)
+  return field.endsWith("_url") || field === "endpoint" ? maskUrl(value) : maskToken(value)
 }
 
 /**
@@ -429,15 +417,84 @@ export const PagerDutySettingsView = Schema.Struct({
   severity_map: Schema.Struct({ critical: PagerDutySeverity, degraded: PagerDutySeverity, info: PagerDutySeverity })
 }).annotate({ identifier: "PagerDutySettingsView" })
 
-export const channelSettingsView = {
-  email: EmailSettingsView,
-  slack: SlackSettingsView,
-  discord: DiscordSettingsView,
-  teams: TeamsSettingsView,
-  sms: SmsSettingsView,
-  webhook: WebhookSettingsView,
-  pagerduty: PagerDutySettingsView
-} as const
+export const WebPushSettingsView = Schema.Struct({
+  endpoint: Masked,
+  keys: Masked
+}).annotate({ identifier: "WebPushSettingsView" })
+
+// ---------------------------------------------------------------------------
+// The registry of channel types (services/notifier/README.md, "Adding a channel type").
+
+/** Whether two key sets are equal; `unknown` when they are, else a type no value has, naming the difference. */
+type SameKeys<S, V> = [Exclude<keyof S, keyof V>, Exclude<keyof V, keyof S>] extends [never, never] ? unknown
+  : { readonly "view and settings must have the same fields": [Exclude<keyof S, keyof V>, Exclude<keyof V, keyof S>] }
+
+/**
+ * What the domain knows of one channel type: its settings as given on create
+ * (validated, defaults applied), the same settings as the API shows them
+ * (`view`, secret fields masked), which fields are secrets (stored encrypted,
+ * shown masked), and the API record's name. The compiler checks that `view`
+ * has the fields of `settings` and that `secrets` names fields of them.
+ */
+export interface ChannelKind<S extends Schema.Top, V extends Schema.Top, X extends Schema.Struct.Fields> {
+  readonly settings: S
+  readonly view: V
+  readonly secrets: ReadonlyArray<keyof S["Type"] & string>
+  /** Identifier of the API record, e.g. `SlackChannel`. */
+  readonly record: string
+  /** Fields of the API record beyond the common ones (the webhook's signing secret, shown once). */
+  readonly extra: X
+}
+
+const kind = <S extends Schema.Top, V extends Schema.Top, X extends Schema.Struct.Fields = {}>(
+  k: Omit<ChannelKind<S, V, X>, "extra"> & { readonly extra?: X } & { readonly view: SameKeys<S["Type"], V["Type"]> }
+): ChannelKind<S, V, X> => ({ ...k, extra: k.extra ?? ({} as X) })
+
+/**
+ * Every channel type. The type union, the settings decoders, masking, the API
+ * records (domain/api/Notifications.ts) and the notifier's senders
+ * (notifier/channels/index.ts, which the compiler makes list every key here)
+ * all come from this table.
+ *
+ * team chat = slack, community chat = discord, enterprise chat = teams, on-call paging = pagerduty,
+ * mobile push = webpush (a browser's or phone's push subscription).
+ */
+export const channelKinds = {
+  email: kind({ settings: EmailSettings, view: EmailSettingsView, secrets: [], record: "EmailChannel" }),
+  slack: kind({ settings: SlackSettings, view: SlackSettingsView, secrets: ["webhook_url", "bot_token"], record: "SlackChannel" }),
+  discord: kind({ settings: DiscordSettings, view: DiscordSettingsView, secrets: ["webhook_url"], record: "DiscordChannel" }),
+  teams: kind({ settings: TeamsSettings, view: TeamsSettingsView, secrets: ["webhook_url"], record: "TeamsChannel" }),
+  sms: kind({ settings: SmsSettings, view: SmsSettingsView, secrets: ["auth_token"], record: "SmsChannel" }),
+  webhook: kind({
+    settings: WebhookSettings,
+    view: WebhookSettingsView,
+    secrets: ["headers", "signing_secret"],
+    record: "WebhookChannel",
+    extra: {
+      signing_secret: Schema.optionalKey(Schema.String.annotate({
+        description: "Only in the response that created the channel, when the signing secret was generated: shown once."
+      }))
+    }
+  }),
+  pagerduty: kind({ settings: PagerDutySettings, view: PagerDutySettingsView, secrets: ["routing_key"], record: "PagerDutyChannel" }),
+  webpush: kind({ settings: WebPushSettings, view: WebPushSettingsView, secrets: ["endpoint", "keys"], record: "WebPushChannel" })
+}
+
+export type ChannelType = keyof typeof channelKinds
+export const channelTypes = Object.keys(channelKinds) as ReadonlyArray<ChannelType>
+export const ChannelType = Schema.Literals(channelTypes)
+
+const mapKinds = <F>(f: (k: (typeof channelKinds)[ChannelType]) => F) =>
+  Object.fromEntries(channelTypes.map((t) => [t, f(channelKinds[t])]))
+
+export const channelSettings = mapKinds((k) => k.settings) as { readonly [T in ChannelType]: (typeof channelKinds)[T]["settings"] }
+export const channelSettingsView = mapKinds((k) => k.view) as { readonly [T in ChannelType]: (typeof channelKinds)[T]["view"] }
+
+export type ChannelSettings = { readonly [T in ChannelType]: (typeof channelSettings)[T]["Type"] }
+export type AnyChannelSettings = ChannelSettings[ChannelType]
+
+/** The fields of each type's settings that are secrets: stored encrypted (`channels.secrets`), shown masked. */
+export const secretFields = mapKinds((k) => k.secrets as ReadonlyArray<string>) as { readonly [T in ChannelType]: ReadonlyArray<string> }
 
 // ---------------------------------------------------------------------------
 // What a delivery carries: the spec's webhook payload.

@@ -1,38 +1,18 @@
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { ChannelType } from "../domain/Channel.ts"
-import { AllowAddressesConfig } from "../platform/Outbound.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
-import { guardedAgent } from "./Egress.ts"
 import * as InvitationMailer from "./InvitationMailer.ts"
 import { Wakeup } from "./Wakeup.ts"
 import { type Attempted, type Claimed, Outbox, OutboxConfig, messageOf, threadAfter } from "./Outbox.ts"
 import { smsCost } from "./channels/sms.ts"
 import type { Destination, Message, Sender, SendResult } from "./Sender.ts"
+import { senderConfig } from "./channels/index.ts"
 import { makeSenders } from "./senders.ts"
 
 /** One sender per channel type (services/notifier/senders.ts). */
 export class Senders extends Context.Service<Senders, Readonly<Record<ChannelType, Sender>>>()("statusgrid/notifier/Senders") {
   /** The senders with the operator's SMTP server and provider endpoints (README, Configuration). */
-  static readonly layer = Layer.effect(
-    Senders,
-    Effect.gen(function*() {
-      const smtpUrl = yield* Config.option(Config.Redacted("SMTP_URL"))
-      const smtpFrom = yield* Config.option(Config.String("SMTP_FROM"))
-      const twilioApiUrl = yield* Config.option(Config.String("TWILIO_API_URL"))
-      const pagerdutyEventsUrl = yield* Config.option(Config.String("PAGERDUTY_EVENTS_URL"))
-      const slackApiUrl = yield* Config.option(Config.String("SLACK_API_URL"))
-      const allowPrivate = yield* Config.Boolean("NOTIFIER_ALLOW_PRIVATE").pipe(Config.withDefault(false))
-      const allowAddresses = yield* AllowAddressesConfig
-      return makeSenders({
-        ...(allowPrivate ? {} : { userDispatcher: guardedAgent(allowAddresses) }),
-        ...(Option.isSome(smtpUrl) ? { smtpUrl: Redacted.value(smtpUrl.value) } : {}),
-        ...(Option.isSome(smtpFrom) ? { smtpFrom: smtpFrom.value } : {}),
-        ...(Option.isSome(twilioApiUrl) ? { twilioApiUrl: twilioApiUrl.value } : {}),
-        ...(Option.isSome(pagerdutyEventsUrl) ? { pagerdutyEventsUrl: pagerdutyEventsUrl.value } : {}),
-        ...(Option.isSome(slackApiUrl) ? { slackApiUrl: slackApiUrl.value } : {})
-      })
-    }).pipe(Effect.orDie)
-  )
+  static readonly layer = Layer.effect(Senders, senderConfig.pipe(Effect.map(makeSenders), Effect.orDie))
 }
 
 const attemptTimeoutMs = 10_000

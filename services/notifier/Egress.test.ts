@@ -1,6 +1,8 @@
+import { createECDH, randomBytes } from "node:crypto"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import webPush from "web-push"
 import { testPayload } from "../domain/Channel.ts"
 import { guardedAgent } from "./Egress.ts"
 import type { Destination, Message } from "./Sender.ts"
@@ -36,6 +38,19 @@ describe("the address guard of organization-chosen URLs", () => {
       expect(result.error).toMatch(/loopback address; notifications go only to public addresses unless NOTIFIER_ALLOW_PRIVATE is set/)
     }
     expect(received.filter((u) => u.startsWith("/hook-"))).toEqual([])
+  })
+
+  it("refuses a Web Push endpoint on a loopback address as a final error; nothing is sent", async () => {
+    const ecdh = createECDH("prime256v1")
+    ecdh.generateKeys()
+    const push = makeSenders({ userDispatcher: guardedAgent(), vapid: { ...webPush.generateVAPIDKeys(), subject: "mailto:ops@example.com" } })
+    const keys = { p256dh: ecdh.getPublicKey().toString("base64url"), auth: randomBytes(16).toString("base64url") }
+    const destination = { type: "webpush", name: "phone", settings: { endpoint: `https://localhost:${port}/push-1`, keys } } as Destination
+    const result = await push.webpush(destination, message, context)
+    expect(result.ok).toBe(false)
+    expect(result.retryable).toBe(false)
+    expect(result.error).toMatch(/loopback address; notifications go only to public addresses/)
+    expect(received.filter((u) => u.startsWith("/push-"))).toEqual([])
   })
 
   it("leaves the operator's endpoints (PagerDuty, Twilio) on the ordinary pool", async () => {

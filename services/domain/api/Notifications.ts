@@ -1,15 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import {
-  ChannelType,
-  DiscordSettingsView,
-  EmailSettingsView,
-  PagerDutySettingsView,
-  SlackSettingsView,
-  SmsSettingsView,
-  TeamsSettingsView,
-  WebhookSettingsView
-} from "../Channel.ts"
+import { channelKinds, ChannelType, channelTypes } from "../Channel.ts"
 import { AlertLevel, RuleInput, RuleScope, ruleFields, Trigger, Weekday } from "../Rule.ts"
 import { OrgAuth } from "./Auth.ts"
 import { Conflict, Forbidden, NotFound, PlanLimitReached } from "./Errors.ts"
@@ -22,40 +13,39 @@ const Name = Schema.Trim.check(Schema.isBetweenLength(1, 200, { message: "must b
 // ---------------------------------------------------------------------------
 // Channels
 
-const channelRecord = <T extends ChannelType, S extends Schema.Top, X extends Schema.Struct.Fields = {}>(
-  type: T,
-  settings: S,
-  identifier: string,
-  extra?: X
-) =>
-  Schema.Struct({
+const channelRecord = <T extends ChannelType>(type: T) => {
+  const { extra, record, view } = channelKinds[type]
+  return Schema.Struct({
     id: Id,
     type: Schema.Literal(type),
     name: Schema.String,
     enabled: Schema.Boolean,
-    settings,
+    settings: view,
     created_at: Timestamp,
     updated_at: Timestamp,
-    ...(extra ?? ({} as X))
-  }).annotate({ identifier })
+    ...extra
+  }).annotate({ identifier: record })
+}
+type ChannelRecord = {
+  readonly [T in ChannelType]: Schema.Struct<
+    Extract<{
+      readonly id: typeof Id
+      readonly type: Schema.Literal<T>
+      readonly name: Schema.String
+      readonly enabled: Schema.Boolean
+      readonly settings: (typeof channelKinds)[T]["view"]
+      readonly created_at: typeof Timestamp
+      readonly updated_at: typeof Timestamp
+    } & (typeof channelKinds)[T]["extra"], Schema.Struct.Fields>
+  >
+}[ChannelType]
 
 /**
  * A channel as the API shows it: every setting of its type, secrets masked
- * (`https://hooks.slack.com/…/abcd`, `…abcd`, header values `…`).
+ * (`https://hooks.slack.com/…/abcd`, `…abcd`, header values `…`). One member
+ * per entry of `channelKinds` (domain/Channel.ts).
  */
-export const Channel = Schema.Union([
-  channelRecord("email", EmailSettingsView, "EmailChannel"),
-  channelRecord("slack", SlackSettingsView, "SlackChannel"),
-  channelRecord("discord", DiscordSettingsView, "DiscordChannel"),
-  channelRecord("teams", TeamsSettingsView, "TeamsChannel"),
-  channelRecord("sms", SmsSettingsView, "SmsChannel"),
-  channelRecord("webhook", WebhookSettingsView, "WebhookChannel", {
-    signing_secret: Schema.optionalKey(Schema.String.annotate({
-      description: "Only in the response that created the channel, when the signing secret was generated: shown once."
-    }))
-  }),
-  channelRecord("pagerduty", PagerDutySettingsView, "PagerDutyChannel")
-]).annotate({ identifier: "Channel" })
+export const Channel = Schema.Union(channelTypes.map((type) => channelRecord(type) as ChannelRecord)).annotate({ identifier: "Channel" })
 export type Channel = typeof Channel.Type
 
 const SettingsInput = Schema.Record(Schema.String, Schema.Unknown)
@@ -65,9 +55,8 @@ export const ChannelCreate = Schema.Struct({
   type: ChannelType,
   enabled: Schema.optionalKey(Schema.Boolean),
   settings: SettingsInput.annotate({
-    description: "The settings of the type (SlackSettings, DiscordSettings, TeamsSettings, EmailSettings, SmsSettings, " +
-      "WebhookSettings, PagerDutySettings: the fields of the matching *SettingsView, secrets in clear). A field at fault " +
-      "is named settings.<field>."
+    description: `The settings of the type (${channelTypes.map((t) => channelKinds[t].settings.ast.annotations?.["identifier"]).join(", ")}: ` +
+      "the fields of the matching *SettingsView, secrets in clear). A field at fault is named settings.<field>."
   })
 }).annotate({ identifier: "ChannelCreate" })
 export type ChannelCreate = typeof ChannelCreate.Type

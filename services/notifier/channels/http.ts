@@ -24,8 +24,8 @@ export interface HttpRequest {
   readonly method: HttpMethod
   /** Names in any case; a later name equal but for case replaces nothing: give each once. */
   readonly headers: Readonly<Record<string, string>>
-  /** Absent: no body (GET, DELETE). */
-  readonly body?: string
+  /** Absent: no body (GET, DELETE). Bytes for binary bodies (an encrypted Web Push message). */
+  readonly body?: string | Uint8Array
   /** The whole attempt: connecting, sending, the status and the body read. */
   readonly timeoutMs: number
   /** Reads a 2xx answer's body (its first 4 KiB) when the status alone does not tell (Slack's Web API answers 200 `{ok:false}`). */
