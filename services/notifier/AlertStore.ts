@@ -272,9 +272,11 @@ export const flushDueGroups = (context: LinkContext, limit = 50) =>
  * held row (rule and subject), to the rule's channels at that time, with a
  * line saying since when it waited; the cooldown state of the rule and
  * subject records it. A held alert of a rule since paused or deleted is
- * dropped. Returns how many were sent.
+ * dropped. Returns how many were sent. A hold is released no sooner than
+ * `settleMs` after it was made, even when its window opened long ago (an event
+ * read late): a recovery already on the stream behind it closes it first.
  */
-export const releaseHeld = (context: LinkContext, limit = 50) =>
+export const releaseHeld = (context: LinkContext, settleMs: number, limit = 50) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
     return yield* sql.withTransaction(Effect.gen(function*() {
@@ -291,6 +293,7 @@ export const releaseHeld = (context: LinkContext, limit = 50) =>
         SELECT h.id, h.organization_id, h.rule_id, h.subject, h.event_at, h.item, r.active, r.escalation
         FROM held_alerts h JOIN notification_rules r ON r.id = h.rule_id
         WHERE h.closed_at IS NULL AND h.release_at <= now()
+          AND h.held_at <= now() - make_interval(secs => ${settleMs / 1000})
         ORDER BY h.release_at LIMIT ${limit}
         FOR UPDATE OF h SKIP LOCKED`
       let sent = 0

@@ -22,7 +22,9 @@ export const ConsumerConfig = Config.all({
   claimIdleMs: Config.Int("NOTIFIER_CLAIM_IDLE_MS").pipe(Config.withDefault(30_000)),
   publicUrl: Config.String("PUBLIC_URL").pipe(Config.withDefault("http://localhost:8080")),
   /** How often grouping windows and escalation steps are checked. */
-  timerMs: Config.Int("NOTIFIER_TIMER_MS").pipe(Config.withDefault(500))
+  timerMs: Config.Int("NOTIFIER_TIMER_MS").pipe(Config.withDefault(500)),
+  /** A held alert waits at least this long after it was held, so a recovery behind it on the stream cancels it. */
+  holdSettleMs: Config.Int("NOTIFIER_HOLD_SETTLE_MS").pipe(Config.withDefault(5000))
 })
 
 /** A stream entry's event, or undefined for one that is not an event (logged and skipped, never retried forever). */
@@ -104,7 +106,7 @@ const timersLoop = Layer.effectDiscard(Effect.gen(function*() {
   const round = Effect.gen(function*() {
     const flushed = yield* flushDueGroups(context)
     const escalated = yield* escalateDue()
-    const released = yield* releaseHeld(context)
+    const released = yield* releaseHeld(context, config.holdSettleMs)
     if (flushed + escalated + released > 0) yield* wakeup.wake
     yield* Effect.sleep(config.timerMs)
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("notifier timers failed; retrying", cause).pipe(Effect.andThen(Effect.sleep("1 second")))))
