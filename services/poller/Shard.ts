@@ -9,7 +9,7 @@ import { type CheckRequest, requestFromSettings, runCheck } from "../monitors/Ht
 import { type MonitorCheckState, step } from "../monitors/MonitorState.ts"
 import { fingerprint, type Observation, observe, type Since } from "./Changes.ts"
 import { DueQueue } from "./DueQueue.ts"
-import { MonitorAgents } from "./MonitorAgents.ts"
+import { MonitorAgents } from "../monitors/MonitorAgents.ts"
 import { type MonitorCheckSave, MonitorStore, type PolledMonitor } from "./MonitorStore.ts"
 import { PollerStats } from "./PollerStats.ts"
 import { Publisher } from "./Publisher.ts"
