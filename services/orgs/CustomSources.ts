@@ -11,7 +11,7 @@ import { type CheckClass, checkClassIntervalSeconds, keyFromName, SourceKey } fr
 import type { SourceStatus } from "../domain/Status.ts"
 import { checkUrlTarget, SourceGuardConfig, type TargetRefused } from "../platform/Outbound.ts"
 import { Publisher } from "../poller/Publisher.ts"
-import { ShardReloads } from "../poller/ShardReloads.ts"
+import { ShardReloads } from "../domain/ShardReloads.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { ensureWithinLimit } from "./Limits.ts"

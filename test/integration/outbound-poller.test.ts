@@ -10,7 +10,7 @@ import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import * as Poller from "../../services/poller/Poller.ts"
-import { ShardReloads } from "../../services/poller/ShardReloads.ts"
+import { ShardReloads } from "../../services/domain/ShardReloads.ts"
 import { freshDatabase, tempDir, withConfig } from "../support/stores.ts"
 
 /**

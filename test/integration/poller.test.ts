@@ -15,7 +15,7 @@ import * as Postgres from "../../services/platform/Postgres.ts"
 import * as Poller from "../../services/poller/Poller.ts"
 import { PollerStats } from "../../services/poller/PollerStats.ts"
 import { RedisKeys } from "../../services/poller/Publisher.ts"
-import { ShardReloads } from "../../services/poller/ShardReloads.ts"
+import { ShardReloads } from "../../services/domain/ShardReloads.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
 import { freshDatabase, tempDir, testRedisUrl, withConfig } from "../support/stores.ts"
 
