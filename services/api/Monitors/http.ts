@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../domain/api/Api.ts"
 import { CurrentPrincipal } from "../../domain/Principal.ts"
-import { Monitors } from "../../monitors/Monitors.ts"
+import { Monitors } from "../../orgs/Monitors.ts"
 import { SecretBox } from "../../platform/SecretBox.ts"
 import { MonitorAgents } from "../../monitors/MonitorAgents.ts"
 
