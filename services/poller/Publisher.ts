@@ -4,16 +4,8 @@ import { MonitorEvent, StatusEvent } from "../domain/Event.ts"
 import { MonitorState } from "../domain/Monitor.ts"
 import { Snapshot } from "../domain/Snapshot.ts"
 import { Bus, type BusError } from "../platform/Bus.ts"
+import { RedisKeys } from "../platform/RedisKeys.ts"
 import * as Handover from "./Handover.ts"
-
-/** Key names of the Redis layout (README, "Redis layout"). */
-export const RedisKeys = {
-  source: (key: string) => `sg:source:${key}`,
-  sourceComponents: (key: string) => `sg:source:${key}:components`,
-  monitor: (id: string) => `sg:monitor:${id}`,
-  deltas: "sg:deltas",
-  events: "sg:events"
-} as const
 
 /** Changes the drain applies at once (of distinct sources and monitors). */
 const drainBatch = 64
