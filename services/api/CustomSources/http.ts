@@ -3,7 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Fetcher } from "../../adapters/Fetcher.ts"
 import { Api } from "../../domain/api/Api.ts"
 import { CurrentPrincipal } from "../../domain/Principal.ts"
-import { Publisher } from "../../poller/Publisher.ts"
+import { Publisher } from "../../platform/Publisher.ts"
 import { CustomSources } from "../../orgs/CustomSources.ts"
 
 /** Handlers of the `customSources` group: an organization's private sources. */
