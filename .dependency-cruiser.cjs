@@ -1,5 +1,5 @@
 /**
- * The layer order of services/ (README, "Architecture"), enforced by `npm run lint`:
+ * The layer order of services/ (decision 0010, README "Architecture"), enforced by `npm run lint`:
  *
  *   domain → platform → adapters, monitors → catalog → simulator
  *          → poller, notifier, orgs → identity → api → demo → cli
