@@ -11,7 +11,7 @@ import * as Deliverer from "../services/notifier/Deliverer.ts"
 import { Bus } from "../services/platform/Bus.ts"
 import * as Migrations from "../services/platform/Migrations.ts"
 import { SecretBox } from "../services/platform/SecretBox.ts"
-import { RedisKeys } from "../services/poller/Publisher.ts"
+import { RedisKeys } from "../services/platform/RedisKeys.ts"
 import { peakRssMb, percentile, round } from "./figures.ts"
 
 export interface NotifyBenchOptions {

@@ -1,7 +1,28 @@
 import { Schema } from "effect"
 import type { Effect } from "effect"
 import type { Snapshot } from "../domain/Snapshot.ts"
-import type { Feed } from "./feed.ts"
+
+/** One item of an RSS 2.0 or Atom feed (feed.ts parses them). */
+export interface FeedItem {
+  /** guid (RSS) or id (Atom); the link when neither is present. */
+  readonly id: string
+  readonly title: string
+  readonly link: string
+  /** Plain text of description / summary / content, tags removed. */
+  readonly summary: string
+  /** ISO 8601 UTC, or null when absent or unparseable. */
+  readonly published: string | null
+  readonly updated: string | null
+  readonly categories: ReadonlyArray<string>
+}
+
+/** A parsed RSS 2.0 or Atom feed. */
+export interface Feed {
+  readonly format: "rss" | "atom"
+  readonly title: string
+  readonly link: string
+  readonly items: ReadonlyArray<FeedItem>
+}
 
 /** One fetched document, as the poller or the prober received it. */
 export interface Fetched {

@@ -1,29 +1,11 @@
 import { Effect } from "effect"
 import { XMLParser } from "fast-xml-parser"
-import { AdapterError, type Fetched } from "./Adapter.ts"
+import { AdapterError, type Feed, type Fetched } from "./Adapter.ts"
 import { isoOrNull } from "./normalize.ts"
 import { text } from "./text.ts"
 
-/** One item of an RSS 2.0 or Atom feed. */
-export interface FeedItem {
-  /** guid (RSS) or id (Atom); the link when neither is present. */
-  readonly id: string
-  readonly title: string
-  readonly link: string
-  /** Plain text of description / summary / content, tags removed. */
-  readonly summary: string
-  /** ISO 8601 UTC, or null when absent or unparseable. */
-  readonly published: string | null
-  readonly updated: string | null
-  readonly categories: ReadonlyArray<string>
-}
-
-export interface Feed {
-  readonly format: "rss" | "atom"
-  readonly title: string
-  readonly link: string
-  readonly items: ReadonlyArray<FeedItem>
-}
+// The parsed feed is part of the adapter contract (Adapter.detect.feed), so its types live in Adapter.ts.
+export type { Feed, FeedItem } from "./Adapter.ts"
 
 const parser = new XMLParser({
   ignoreAttributes: false,

@@ -1,5 +1,9 @@
 import type { CategoryId, CheckClass } from "../domain/Source.ts"
-import { awsRegions, gcpRegions, prng } from "../simulator/generate.ts"
+import { prng } from "../platform/Prng.ts"
+
+/** The regions of the synthetic AWS and GCP sources (the simulator renders them too). */
+export const awsRegions = ["us-east-1", "us-west-2", "eu-west-1", "eu-central-1", "ap-southeast-1", "ap-northeast-1"]
+export const gcpRegions = ["us-central1", "us-east1", "europe-west1", "europe-west4", "asia-east1", "asia-northeast1"]
 
 /**
  * The synthetic part of the catalog: sources that do not exist upstream and

@@ -6,7 +6,7 @@ import { version } from "../platform/Version.ts"
 import * as Consumer from "../notifier/Consumer.ts"
 import * as Deliverer from "../notifier/Deliverer.ts"
 import * as Poller from "../poller/Poller.ts"
-import { Publisher } from "../poller/Publisher.ts"
+import { Publisher } from "../platform/Publisher.ts"
 
 /**
  * What a serving process runs until stopped: the pollers on `cluster`, the notifier (events matched

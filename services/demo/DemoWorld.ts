@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { ComponentStatus, IncidentImpact } from "../domain/Status.ts"
-import { prng } from "../simulator/generate.ts"
+import { prng } from "../platform/Prng.ts"
 import { DemoError } from "./SimulatorChild.ts"
 
 /** How the demo world moves the simulator's sources, each tick. */

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { SourceStatus } from "./Status.ts"
+import { slugOf } from "./Text.ts"
 
 /** Check classes and their poll intervals (spec: What the service does, 4). */
 export const CheckClass = Schema.Literals(["critical", "high", "standard", "low"])
@@ -26,15 +27,6 @@ export const SourceKey = Schema.String.pipe(
 export type SourceKey = typeof SourceKey.Type
 
 /** Turns a display name into a key candidate: "Circle CI" -> "circle-ci". */
-export const keyFromName = (name: string): string =>
-  name
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/&/g, " and ")
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 128)
-    .replace(/-+$/g, "") || "source"
+export const keyFromName = (name: string): string => slugOf(name, 128, "source")
 
 export { SourceStatus }

@@ -11,3 +11,19 @@ export const noNul = Schema.makeFilter((s: string) => !s.includes("\u0000") || "
 /** Trimmed text of 1 to `max` characters without NUL: names, titles. */
 export const Text = (max: number) =>
   Schema.Trim.check(Schema.isBetweenLength(1, max, { message: `must be 1 to ${max} characters` }), noNul)
+
+/**
+ * Turns a display name into a slug for keys and URLs: "Payments & Billing" ->
+ * "payments-and-billing" (accents dropped, "&" spelled "and", anything else
+ * a hyphen), at most `maxLength` characters, `fallback` when nothing is left.
+ */
+export const slugOf = (name: string, maxLength: number, fallback: string): string =>
+  name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/&/g, " and ")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, maxLength)
+    .replace(/-+$/g, "") || fallback

@@ -389,21 +389,3 @@ export const escalateDue = (limit = 50) =>
       return sent
     }))
   })
-
-/**
- * Acknowledges an alert of the organization: its escalation stops. Returns
- * the alert's acknowledgment (the first one stands) or undefined when there
- * is no such alert.
- */
-export const acknowledgeAlert = (organizationId: string | null, alertId: string, by: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    yield* sql`
-      UPDATE alerts SET acknowledged_at = now(), acknowledged_by = ${by}, next_escalation_at = NULL
-      WHERE id = ${alertId}::uuid AND acknowledged_at IS NULL
-        ${organizationId === null ? sql`` : sql`AND organization_id = ${organizationId}::uuid`}`
-    const [row] = yield* sql<{ acknowledged_at: Date | string; acknowledged_by: string }>`
-      SELECT acknowledged_at, acknowledged_by FROM alerts
-      WHERE id = ${alertId}::uuid ${organizationId === null ? sql`` : sql`AND organization_id = ${organizationId}::uuid`}`
-    return row
-  })

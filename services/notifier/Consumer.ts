@@ -1,19 +1,17 @@
 import { Config, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Os from "node:os"
+import { ackPurpose } from "../domain/api/Alerts.ts"
 import type { StreamEvent } from "../domain/Event.ts"
 import { Bus } from "../platform/Bus.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
-import { RedisKeys } from "../poller/Publisher.ts"
+import { RedisKeys } from "../platform/RedisKeys.ts"
 import { escalateDue, flushDueGroups, type LinkContext, releaseHeld } from "./AlertStore.ts"
 import { enqueueEvents } from "./Matcher.ts"
 import { Wakeup } from "./Wakeup.ts"
 
 /** The consumer group of the event stream; each process reads as its own consumer in it. */
 export const group = "notifier"
-
-/** What signs acknowledgment links (services/orgs/Alerts.ts checks them). */
-export const ackPurpose = "alert-ack"
 
 export const ConsumerConfig = Config.all({
   /** Stream entries read and handled as one batch (one transaction). */

@@ -1,6 +1,6 @@
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import type { InvitationMail } from "../orgs/InvitationMail.ts"
+import type { InvitationMail } from "../domain/InvitationMail.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { type Mailer, makeMailer } from "./channels/email.ts"
 import { nextDelayMs, OutboxConfig } from "./Outbox.ts"

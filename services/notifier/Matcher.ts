@@ -14,7 +14,7 @@ import {
 } from "./AlertStore.ts"
 import { type Candidate, candidateOf, subjectOf } from "./Candidate.ts"
 import { links, messageOf, payloadOf, type Placement } from "./Compose.ts"
-import { nextAllowed, scheduleAllows } from "./Schedule.ts"
+import { nextAllowed, scheduleAllows } from "./RuleSchedule.ts"
 
 /** One active rule whose trigger and scope match the candidate at `idx` of a batch, in the placement it matched. */
 interface Match extends Placement {

@@ -1,11 +1,9 @@
 import { Config, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { type Alert, LinkExpired } from "../domain/api/Alerts.ts"
+import { ackPurpose, type Alert, LinkExpired } from "../domain/api/Alerts.ts"
 import { type Forbidden, type InvalidParameter, NotFound } from "../domain/api/Errors.ts"
 import type { Principal } from "../domain/Principal.ts"
 import type { AlertLevel } from "../domain/Rule.ts"
-import { acknowledgeAlert } from "../notifier/AlertStore.ts"
-import { ackPurpose } from "../notifier/Consumer.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
@@ -92,6 +90,24 @@ type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: nu
  * escalating alert's message. The first acknowledgment stands; each is
  * audited.
  */
+/**
+ * Acknowledges an alert of the organization: its escalation stops. Returns
+ * the alert's acknowledgment (the first one stands) or undefined when there
+ * is no such alert.
+ */
+const acknowledgeAlert = (organizationId: string | null, alertId: string, by: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    yield* sql`
+      UPDATE alerts SET acknowledged_at = now(), acknowledged_by = ${by}, next_escalation_at = NULL
+      WHERE id = ${alertId}::uuid AND acknowledged_at IS NULL
+        ${organizationId === null ? sql`` : sql`AND organization_id = ${organizationId}::uuid`}`
+    const [row] = yield* sql<{ acknowledged_at: Date | string; acknowledged_by: string }>`
+      SELECT acknowledged_at, acknowledged_by FROM alerts
+      WHERE id = ${alertId}::uuid ${organizationId === null ? sql`` : sql`AND organization_id = ${organizationId}::uuid`}`
+    return row
+  })
+
 export class Alerts extends Context.Service<Alerts, {
   list(principal: Principal, query: PageRequest & { readonly open?: "true" | "false" | undefined }): Effect.Effect<PageOf<Alert>, Forbidden | InvalidParameter>
   get(principal: Principal, id: string): Effect.Effect<Alert, Forbidden | NotFound>

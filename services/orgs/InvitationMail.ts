@@ -1,11 +1,5 @@
+import type { InvitationMail } from "../domain/InvitationMail.ts"
 import type { Role } from "../domain/Organization.ts"
-
-/** The e-mail of an invitation: to the invited address, with the link that accepts it. */
-export interface InvitationMail {
-  readonly to: string
-  readonly subject: string
-  readonly text: string
-}
 
 const roleWords: Readonly<Record<Role, string>> = {
   admin: "an Admin (everything, members and billing included)",

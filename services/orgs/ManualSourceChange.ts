@@ -2,8 +2,8 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import type { Snapshot } from "../domain/Snapshot.ts"
 import type { SourceStatus } from "../domain/Status.ts"
-import { eventsBetween, type SourceRef } from "../poller/Changes.ts"
-import { Publisher } from "../poller/Publisher.ts"
+import { eventsBetween, type SourceRef } from "../domain/Changes.ts"
+import { Publisher } from "../platform/Publisher.ts"
 
 /** The snapshot of a manual source: its status as set, nothing else (it has no page to read). */
 export const manualSnapshot = (status: SourceStatus): Snapshot => ({

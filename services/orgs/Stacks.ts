@@ -16,6 +16,7 @@ import {
 } from "../domain/api/Stacks.ts"
 import type { Principal } from "../domain/Principal.ts"
 import type { ComponentStatus, MonitorState, SourceStatus } from "../domain/Status.ts"
+import { slugOf } from "../domain/Text.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { ensureWithinLimit, sourceItemWeight } from "./Limits.ts"
@@ -27,16 +28,7 @@ const newShareToken = () => randomBytes(24).toString("base64url")
 export const shareUrl = (token: string) => `/share/${token}`
 
 /** "Payments & Billing" -> "payments-and-billing"; room is left for a "-N" suffix. */
-export const slugFromName = (name: string): string =>
-  name
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/&/g, " and ")
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, stackLimits.slug - 6)
-    .replace(/-+$/g, "") || "stack"
+export const slugFromName = (name: string): string => slugOf(name, stackLimits.slug - 6, "stack")
 
 /** The first of `base`, `base-2`, `base-3`... not in `taken`. */
 export const freeSlug = (base: string, taken: ReadonlySet<string>): string => {

@@ -28,7 +28,7 @@ export interface ReadGroupOptions {
  * The shared state bus: Redis when `REDIS_URL` is set, an in-process
  * equivalent otherwise. The operations are the Redis commands statusgrid uses,
  * with Redis semantics, so both implementations pass the same tests.
- * Key names are in `RedisKeys.ts`.
+ * Key names are in `platform/RedisKeys.ts`.
  */
 export class Bus extends Context.Service<Bus, {
   readonly kind: "redis" | "memory"

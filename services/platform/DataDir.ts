@@ -1,6 +1,7 @@
 import { Config, Context, Effect, Layer, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { takePidLock } from "./PidLock.ts"
 
 export class DataDirError extends Schema.TaggedError<DataDirError>()("DataDirError", {
   message: Schema.String,
@@ -39,36 +40,13 @@ export class DataDir extends Context.Service<DataDir, {
   )
 }
 
-const pidAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
 const acquireLock = (lock: string) =>
   Effect.try({
     try: () => {
-      for (let attempt = 0; attempt < 2; attempt++) {
-        try {
-          Fs.writeFileSync(lock, String(process.pid), { flag: "wx" })
-          return lock
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-          const owner = Number(Fs.readFileSync(lock, "utf8").trim())
-          if (Number.isInteger(owner) && owner !== process.pid && pidAlive(owner)) {
-            throw new Error(
-              `the data directory is in use by process ${owner}; embedded stores allow one process per DATA_DIR ` +
-                `(stop it, choose another DATA_DIR, or set DATABASE_URL/CLICKHOUSE_URL to use servers)`,
-              { cause: error }
-            )
-          }
-          Fs.rmSync(lock, { force: true })
-        }
-      }
-      throw new Error(`could not take the lock ${lock}`)
+      takePidLock(lock, (owner) =>
+        `the data directory is in use by process ${owner}; embedded stores allow one process per DATA_DIR ` +
+        `(stop it, choose another DATA_DIR, or set DATABASE_URL/CLICKHOUSE_URL to use servers)`)
+      return lock
     },
     catch: (cause) => new DataDirError({ message: cause instanceof Error ? cause.message : String(cause), cause })
   })

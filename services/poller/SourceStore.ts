@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { Snapshot } from "../domain/Snapshot.ts"
-import { Observation, type Since } from "./Changes.ts"
+import { Observation, type Since } from "../domain/Changes.ts"
 
 /** What a shard needs to know of one of its sources. */
 export interface PolledSource {

@@ -1,23 +1,5 @@
+import { fnv1a, prng } from "../platform/Prng.ts"
 import type { SimComponent, SimSource } from "./Model.ts"
-
-/** A small deterministic PRNG (mulberry32), so generated sources are the same on every run. */
-export const prng = (seed: number) => {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-/** FNV-1a: a stable 32-bit hash, for ids and seeds derived from keys. */
-export const fnv1a = (s: string): number => {
-  let h = 2166136261
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619)
-  return h >>> 0
-}
 
 const groupNames = ["Core Services", "APIs", "Dashboard", "Integrations", "Infrastructure", "Regions"]
 const componentNames = [
@@ -26,8 +8,6 @@ const componentNames = [
   "Pull Requests", "Actions", "Packages", "Pages", "Codespaces", "Copilot", "Issues", "SSO", "Mobile App",
   "Realtime", "Logs", "Metrics", "Payments API", "Checkout", "Connect", "Radar", "Messaging", "Voice", "Video"
 ]
-export const awsRegions = ["us-east-1", "us-west-2", "eu-west-1", "eu-central-1", "ap-southeast-1", "ap-northeast-1"]
-export const gcpRegions = ["us-central1", "us-east1", "europe-west1", "europe-west4", "asia-east1", "asia-northeast1"]
 
 export interface GenerateOptions {
   readonly key: string

@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { ShardReloads } from "../../services/poller/ShardReloads.ts"
+import { ShardReloads } from "../../services/domain/ShardReloads.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
 import { apiServer, auditOf, type AuditRow, call, newTenant, type Tenant } from "../support/api.ts"
 

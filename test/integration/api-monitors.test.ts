@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { ShardReloads } from "../../services/poller/ShardReloads.ts"
+import { ShardReloads } from "../../services/domain/ShardReloads.ts"
 import { apiServer, auditOf, type AuditRow, call, newTenant, type Tenant } from "../support/api.ts"
 
 /** What the API told the poller: ShardReloads as a runner with the poller provides it, recording the calls. */

@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Duration, Effect, Layer, Ref } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { Publisher } from "../../services/poller/Publisher.ts"
+import { Publisher } from "../../services/platform/Publisher.ts"
 import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import { ClickHouse, ClickHouseError } from "../../services/platform/ClickHouse.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"

@@ -10,7 +10,7 @@ import { Organizations } from "../../services/orgs/Organizations.ts"
 import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
-import { Publisher } from "../../services/poller/Publisher.ts"
+import { Publisher } from "../../services/platform/Publisher.ts"
 import { freshDatabase, tempDir, withConfig } from "./stores.ts"
 
 /** Where the API under test listens. */

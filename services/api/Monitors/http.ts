@@ -2,9 +2,9 @@ import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../domain/api/Api.ts"
 import { CurrentPrincipal } from "../../domain/Principal.ts"
-import { Monitors } from "../../monitors/Monitors.ts"
+import { Monitors } from "../../orgs/Monitors.ts"
 import { SecretBox } from "../../platform/SecretBox.ts"
-import { MonitorAgents } from "../../poller/MonitorAgents.ts"
+import { MonitorAgents } from "../../monitors/MonitorAgents.ts"
 
 /** Handlers of the `monitors` group: an organization's website monitors. */
 export const MonitorsHttpNoDeps = HttpApiBuilder.group(

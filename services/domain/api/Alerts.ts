@@ -59,6 +59,9 @@ export class LinkExpired extends Schema.Error<LinkExpired>("LinkExpired")({
   field: Schema.optionalKey(Schema.String)
 }, { httpApiStatus: 410, identifier: "LinkExpired" }) {}
 
+/** The SecretBox purpose that signs acknowledgment links: the notifier signs them, orgs/Alerts.ts checks them. */
+export const ackPurpose = "alert-ack"
+
 export const AlertAcknowledgment = Schema.Struct({ id: Uuid, acknowledged_at: Timestamp, acknowledged_by: Schema.String })
   .annotate({ identifier: "AlertAcknowledgment" })
 

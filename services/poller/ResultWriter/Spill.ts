@@ -3,6 +3,7 @@ import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { takePidLock } from "../../platform/PidLock.ts"
 
 /** The spill directory cannot be created or is owned by another live process. */
 export class SpillDirUnavailable extends Schema.TaggedError<SpillDirUnavailable>()("SpillDirUnavailable", {
@@ -76,40 +77,6 @@ const readOrCreateId = (dir: string): string => {
 
 const errnoCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code
 
-const pidAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return errnoCode(error) === "EPERM"
-  }
-}
-
-/**
- * One process per spill directory: two writers replaying the same files would
- * insert them twice and race on deleting them. A lock left by a dead process
- * is taken over.
- */
-const takeLock = (lock: string): void => {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      Fs.writeFileSync(lock, String(process.pid), { flag: "wx", mode: 0o600 })
-      return
-    } catch (error) {
-      if (errnoCode(error) !== "EEXIST") throw error
-      const owner = Number(Fs.readFileSync(lock, "utf8").trim())
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && pidAlive(owner)) {
-        throw new Error(
-          `the spill directory is in use by process ${owner}; each process needs its own RESULTS_SPILL_DIR (or DATA_DIR)`,
-          { cause: error }
-        )
-      }
-      Fs.rmSync(lock, { force: true })
-    }
-  }
-  throw new Error(`could not take the lock ${lock}`)
-}
-
 const unavailable = (dir: string) => (cause: unknown) =>
   new ResultWriterError({
     reason: new SpillDirUnavailable({
@@ -144,7 +111,9 @@ export const open = (dir: string): Effect.Effect<OpenedDir, ResultWriterError, S
       Effect.try({
         try: () => {
           if (openHere.has(key)) throw new Error("the spill directory is already open in this process")
-          takeLock(lock)
+          // One process per spill directory: two writers replaying the same files would insert them twice.
+          takePidLock(lock, (owner) =>
+            `the spill directory is in use by process ${owner}; each process needs its own RESULTS_SPILL_DIR (or DATA_DIR)`)
           openHere.add(key)
         },
         catch: unavailable(dir)

@@ -1,5 +1,6 @@
 import type { IncidentImpact } from "../../domain/Status.ts"
-import { fnv1a, gcpRegions, prng } from "../generate.ts"
+import { gcpRegions } from "../../catalog/Synthetic.ts"
+import { fnv1a, prng } from "../../platform/Prng.ts"
 import { escapeXml, htmlPage, json, type Renderer, type SimIncident, type SimSource } from "../Model.ts"
 
 /**

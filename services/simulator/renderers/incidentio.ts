@@ -1,6 +1,6 @@
 import type { ComponentStatus } from "../../domain/Status.ts"
 import { escapeXml, htmlPage, json, type Renderer, type SimSource } from "../Model.ts"
-import { fnv1a } from "../generate.ts"
+import { fnv1a } from "../../platform/Prng.ts"
 import { baseOf, indicatorOf, isOpen, isPending } from "./statuspage.ts"
 
 /**

@@ -1,7 +1,7 @@
 import type { IncidentImpact, IncidentStatus } from "../../domain/Status.ts"
 import { joinUrl } from "../../adapters/text.ts"
 import { escapeXml, htmlPage, type Renderer, type SimIncident, type SimSource, xml } from "../Model.ts"
-import { fnv1a } from "../generate.ts"
+import { fnv1a } from "../../platform/Prng.ts"
 import { rfc822 } from "./rss.ts"
 
 /**

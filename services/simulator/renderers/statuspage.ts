@@ -11,7 +11,7 @@ import {
   type SimMaintenance,
   type SimSource
 } from "../Model.ts"
-import { fnv1a } from "../generate.ts"
+import { fnv1a } from "../../platform/Prng.ts"
 
 /**
  * Atlassian Statuspage's `/api/v2/summary.json`, shaped like a real page's

@@ -4,16 +4,16 @@ import { Conflict, type Forbidden, InvalidParameter, NotFound, type PlanLimitRea
 import { MonitorRecord, type MonitorPatch, type MonitorSaved } from "../domain/api/Monitors.ts"
 import type { AuthType, MonitorAuth, MonitorState } from "../domain/Monitor.ts"
 import type { Principal } from "../domain/Principal.ts"
-import { requirePermission } from "../orgs/Access.ts"
-import { recordAudit } from "../orgs/Audit.ts"
-import { ensureWithinLimit } from "../orgs/Limits.ts"
-import { cursorAt, listPage, type PageRequest } from "../orgs/Paging.ts"
+import { requirePermission } from "./Access.ts"
+import { recordAudit } from "./Audit.ts"
+import { ensureWithinLimit } from "./Limits.ts"
+import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
-import { MonitorAgents } from "../poller/MonitorAgents.ts"
-import { ShardReloads } from "../poller/ShardReloads.ts"
+import { MonitorAgents } from "../monitors/MonitorAgents.ts"
+import { ShardReloads } from "../domain/ShardReloads.ts"
 import { checkUrlTarget, type TargetRefused } from "../platform/AddressGuard.ts"
-import { headersOf, intArray, type MonitorSettingsRow, settingsOfRow } from "./MonitorRow.ts"
-import { type FieldIssue, MonitorInvalid, type MonitorSettings, validateMonitor } from "./Validate.ts"
+import { headersOf, intArray, type MonitorSettingsRow, settingsOfRow } from "../monitors/MonitorRow.ts"
+import { type FieldIssue, MonitorInvalid, type MonitorSettings, validateMonitor } from "../monitors/Validate.ts"
 
 export class MonitorNotFound extends Schema.TaggedError<MonitorNotFound>()("MonitorNotFound", {
   id: Schema.String
@@ -173,7 +173,7 @@ export class Monitors extends Context.Service<Monitors, {
   pause(principal: Principal, id: string): Effect.Effect<MonitorRecord, Forbidden | NotFound>
   resume(principal: Principal, id: string): Effect.Effect<MonitorRecord, Forbidden | NotFound>
   remove(principal: Principal, id: string): Effect.Effect<void, Forbidden | NotFound>
-}>()("statusgrid/monitors/Monitors") {
+}>()("statusgrid/orgs/Monitors") {
   static readonly layer = Layer.effect(
     Monitors,
     Effect.gen(function*() {

@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import type { Scope } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { takePidLock } from "./PidLock.ts"
 
 /** The hand-over directory could not be used, or an item could be neither kept in memory nor written to disk. */
 export class HandoverFailed extends Schema.TaggedError<HandoverFailed>()("HandoverFailed", {
@@ -49,33 +50,6 @@ const lockName = "handover.lock"
 /** Directories open in this process (a lock naming our own pid may be stale: containers reuse pids). */
 const openHere = new Set<string>()
 
-const pidAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
-/** One process per directory: two would apply the same files twice. A lock left by a dead process is taken over. */
-const takeLock = (lock: string) => {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      Fs.writeFileSync(lock, String(process.pid), { flag: "wx", mode: 0o600 })
-      return
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-      const owner = Number(Fs.readFileSync(lock, "utf8").trim())
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && pidAlive(owner)) {
-        throw new Error(`in use by process ${owner}; each process needs its own PUBLISH_SPILL_DIR (or DATA_DIR)`, { cause: error })
-      }
-      Fs.rmSync(lock, { force: true })
-    }
-  }
-  throw new Error(`could not take the lock ${lock}`)
-}
-
 const writeFile = (path: string, lines: ReadonlyArray<unknown>) => {
   let body = ""
   for (const line of lines) body += JSON.stringify(line) + "\n"
@@ -102,7 +76,8 @@ export const make = <A>(options: HandoverOptions<A>): Effect.Effect<Handover<A>,
       try: () => {
         Fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
         if (openHere.has(dir)) throw new Error("already open in this process")
-        takeLock(Path.join(dir, lockName))
+        // One process per directory: two would apply the same files twice.
+        takePidLock(Path.join(dir, lockName), (owner) => `in use by process ${owner}; each process needs its own PUBLISH_SPILL_DIR (or DATA_DIR)`)
         openHere.add(dir)
         const found: Array<{ name: string; items: number }> = []
         for (const name of Fs.readdirSync(dir).toSorted()) {

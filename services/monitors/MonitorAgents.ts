@@ -1,6 +1,6 @@
 import { Config, Context, Effect, Layer, Option } from "effect"
 import * as Fs from "node:fs"
-import { type AgentPool, makeAgentPool } from "../monitors/HttpCheck.ts"
+import { type AgentPool, makeAgentPool } from "./HttpCheck.ts"
 
 /** Website-monitor settings of a runner (README, Configuration). */
 export const MonitorConfig = Config.all({
@@ -16,7 +16,7 @@ export const MonitorConfig = Config.all({
 export class MonitorAgents extends Context.Service<MonitorAgents, {
   readonly pool: AgentPool
   readonly allowPrivate: boolean
-}>()("statusgrid/poller/MonitorAgents") {
+}>()("statusgrid/monitors/MonitorAgents") {
   static readonly layer = Layer.effect(
     MonitorAgents,
     Effect.gen(function*() {

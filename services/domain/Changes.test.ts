@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
-import type { Snapshot } from "../domain/Snapshot.ts"
+import type { Snapshot } from "./Snapshot.ts"
 import { eventsBetween, fingerprint, Observation, observe } from "./Changes.ts"
 
 const at = new Date("2026-11-22T01:00:00.000Z")

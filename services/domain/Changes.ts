@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { createHash } from "node:crypto"
-import type { StatusEvent } from "../domain/Event.ts"
-import { Snapshot, type SnapshotIncident, type SnapshotMaintenance, Timestamp } from "../domain/Snapshot.ts"
+import type { StatusEvent } from "./Event.ts"
+import { Snapshot, type SnapshotIncident, type SnapshotMaintenance, Timestamp } from "./Snapshot.ts"
 
 export interface SourceRef {
   readonly key: string

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { RuleSchedule, type Weekday } from "../domain/Rule.ts"
-import { localTime, nextAllowed, scheduleAllows } from "./Schedule.ts"
+import { localTime, nextAllowed, scheduleAllows } from "./RuleSchedule.ts"
 
 const weekdays: ReadonlyArray<Weekday> = ["mon", "tue", "wed", "thu", "fri"]
 const everyDay: ReadonlyArray<Weekday> = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]

@@ -3,17 +3,9 @@ import * as Path from "node:path"
 import { MonitorEvent, StatusEvent } from "../domain/Event.ts"
 import { MonitorState } from "../domain/Monitor.ts"
 import { Snapshot } from "../domain/Snapshot.ts"
-import { Bus, type BusError } from "../platform/Bus.ts"
+import { Bus, type BusError } from "./Bus.ts"
+import { RedisKeys } from "./RedisKeys.ts"
 import * as Handover from "./Handover.ts"
-
-/** Key names of the Redis layout (README, "Redis layout"). */
-export const RedisKeys = {
-  source: (key: string) => `sg:source:${key}`,
-  sourceComponents: (key: string) => `sg:source:${key}:components`,
-  monitor: (id: string) => `sg:monitor:${id}`,
-  deltas: "sg:deltas",
-  events: "sg:events"
-} as const
 
 /** Changes the drain applies at once (of distinct sources and monitors). */
 const drainBatch = 64
@@ -120,7 +112,7 @@ export class Publisher extends Context.Service<Publisher, {
   /** A monitor check: its live state always; a delta and events (handed over like source changes) when something changed. */
   monitorChecked(check: MonitorChecked): Effect.Effect<void, Handover.HandoverFailed>
   readonly backlog: Effect.Effect<PublisherBacklog>
-}>()("statusgrid/poller/Publisher") {
+}>()("statusgrid/platform/Publisher") {
   static readonly layer = Layer.effect(
     Publisher,
     Effect.gen(function*() {

@@ -1,0 +1,12 @@
+/**
+ * Key names of the Redis layout (services/poller/README.md, "Redis layout"): the poller writes
+ * them (`platform/Publisher.ts`, used by the poller), the notifier and the API read them. Kept here,
+ * below both, so that neither imports the other for a name.
+ */
+export const RedisKeys = {
+  source: (key: string) => `sg:source:${key}`,
+  sourceComponents: (key: string) => `sg:source:${key}:components`,
+  monitor: (id: string) => `sg:monitor:${id}`,
+  deltas: "sg:deltas",
+  events: "sg:events"
+} as const
