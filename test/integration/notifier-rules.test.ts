@@ -208,6 +208,32 @@ describe("notification rules engine", () => {
         assert.include(recovered!.message.text, "Duration: 5m")
       }))
 
+    it.effect("a malformed stream entry is logged and acknowledged; the next good event is still handled", () =>
+      Effect.gen(function*() {
+        const t = yield* setup("pro")
+        const hook = yield* t.channel("/malformed/after")
+        yield* t.rule({ triggers: ["component.critical"], channel_ids: [hook] })
+        const bus = yield* Bus
+        // Not JSON; JSON that is not an object; a component change without its source; a monitor event
+        // whose monitor is null; and an entry without a payload.
+        const good = t.componentEvent(0, "operational", "critical", new Date().toISOString())
+        const { source: _, ...sourceless } = good
+        yield* bus.xadd(RedisKeys.events, { id: "bad-1", type: good.type, payload: "{not json" })
+        yield* bus.xadd(RedisKeys.events, { id: "bad-2", type: good.type, payload: "42" })
+        yield* bus.xadd(RedisKeys.events, { id: "bad-3", type: good.type, payload: JSON.stringify({ ...sourceless, id: "bad-3" }) })
+        yield* bus.xadd(RedisKeys.events, {
+          id: "bad-4",
+          type: "monitor.down",
+          payload: JSON.stringify({ id: "bad-4", type: "monitor.down", timestamp: good.timestamp, monitor: null, previous_state: "up", current_state: "down" })
+        })
+        yield* bus.xadd(RedisKeys.events, { id: "bad-5", type: good.type })
+        yield* publish(good)
+        const got = bodies(yield* arrivals("/malformed/after", 1, 1500))
+        // Exactly once: the batch with the malformed entries was acknowledged, not retried.
+        assert.strictEqual(got.length, 1)
+        assert.deepStrictEqual((got[0]!["component"] as { current_status: string }).current_status, "critical")
+      }))
+
     it.effect("incident triggers reach organizations whose stacks show the source", () =>
       Effect.gen(function*() {
         const t = yield* setup("pro")
