@@ -8,6 +8,7 @@ import { requirePermission } from "../orgs/Access.ts"
 import { recordAudit } from "../orgs/Audit.ts"
 import { ensureWithinLimit } from "../orgs/Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "../orgs/Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { MonitorAgents } from "../poller/MonitorAgents.ts"
 import { ShardReloads } from "../poller/ShardReloads.ts"
@@ -26,11 +27,6 @@ export interface CreatedMonitor {
   readonly warnings: ReadonlyArray<FieldIssue>
 }
 
-export interface MonitorPage {
-  readonly data: ReadonlyArray<MonitorRecord>
-  readonly next_cursor: string | null
-  readonly limit: number
-}
 
 /** A row of `monitors` as the API reads it (never the credentials). */
 interface MonitorRow extends MonitorSettingsRow {
@@ -166,7 +162,7 @@ const updateAttempts = 3
 export class Monitors extends Context.Service<Monitors, {
   create(organizationId: string, input: unknown): Effect.Effect<CreatedMonitor, MonitorInvalid>
   setPaused(organizationId: string, id: string, paused: boolean): Effect.Effect<void, MonitorNotFound>
-  list(principal: Principal, page: PageRequest): Effect.Effect<MonitorPage, Forbidden | InvalidParameter>
+  list(principal: Principal, page: PageRequest): Effect.Effect<Page<MonitorRecord>, Forbidden | InvalidParameter>
   get(principal: Principal, id: string): Effect.Effect<MonitorRecord, Forbidden | NotFound>
   add(principal: Principal, input: unknown): Effect.Effect<MonitorSaved, Forbidden | InvalidParameter | PlanLimitReached>
   update(principal: Principal, id: string, patch: MonitorPatch): Effect.Effect<MonitorSaved, Forbidden | InvalidParameter | NotFound | Conflict>

@@ -10,6 +10,7 @@ import { SecretBox } from "../platform/SecretBox.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
 
 interface AlertRow {
   readonly id: string
@@ -84,7 +85,6 @@ ${state}
 `
 }
 
-type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: number }
 
 /**
  * The organization's alerts (services/notifier/AlertStore.ts writes them) and
@@ -93,7 +93,7 @@ type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: nu
  * audited.
  */
 export class Alerts extends Context.Service<Alerts, {
-  list(principal: Principal, query: PageRequest & { readonly open?: "true" | "false" | undefined }): Effect.Effect<PageOf<Alert>, Forbidden | InvalidParameter>
+  list(principal: Principal, query: PageRequest & { readonly open?: "true" | "false" | undefined }): Effect.Effect<Page<Alert>, Forbidden | InvalidParameter>
   get(principal: Principal, id: string): Effect.Effect<Alert, Forbidden | NotFound>
   acknowledge(principal: Principal, id: string): Effect.Effect<Alert, Forbidden | NotFound>
   showLink(id: string, token: string): Effect.Effect<string, NotFound | LinkExpired>

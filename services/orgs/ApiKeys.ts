@@ -8,6 +8,7 @@ import type { Principal } from "../domain/Principal.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
 
 
 /** `sg_` then 32 random bytes, base64url: 256 bits, recognisable in logs and secret scanners. */
@@ -46,7 +47,7 @@ const cacheMs = 5_000
 export class ApiKeys extends Context.Service<ApiKeys, {
   authenticate(key: string, ip: string | null): Effect.Effect<Principal | undefined>
   create(principal: Principal, input: { readonly name: string; readonly role: Role }): Effect.Effect<ApiKey & { readonly key: string }, Forbidden>
-  list(principal: Principal, page: PageRequest): Effect.Effect<{ data: ReadonlyArray<ApiKey>; next_cursor: string | null; limit: number }, Forbidden | InvalidParameter>
+  list(principal: Principal, page: PageRequest): Effect.Effect<Page<ApiKey>, Forbidden | InvalidParameter>
   revoke(principal: Principal, id: string): Effect.Effect<ApiKey, Forbidden | NotFound>
   /** A key for an organization without a caller: the first admin key (CLI `statusgrid org create`), tests. */
   issue(organizationId: string, name: string, role: Role): Effect.Effect<string>

@@ -10,13 +10,9 @@ import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { channelAllowance } from "./Limits.ts"
 import { cursorAt, decodeCursor, encodeCursor, listPage, type PageRequest } from "./Paging.ts"
-import { defaultPageSize } from "../domain/api/Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
+import { defaultPageSize, pageOf } from "../domain/api/Paging.ts"
 
-export interface PageOf<A> {
-  readonly data: ReadonlyArray<A>
-  readonly next_cursor: string | null
-  readonly limit: number
-}
 
 interface ChannelRow {
   readonly id: string
@@ -150,7 +146,7 @@ const mergeSettings = (
  * action and the notification center (the `deliveries` outbox).
  */
 export class Channels extends Context.Service<Channels, {
-  list(principal: Principal, page: PageRequest): Effect.Effect<PageOf<Channel>, Forbidden | InvalidParameter>
+  list(principal: Principal, page: PageRequest): Effect.Effect<Page<Channel>, Forbidden | InvalidParameter>
   get(principal: Principal, id: string): Effect.Effect<Channel, Forbidden | NotFound>
   create(principal: Principal, input: ChannelCreate): Effect.Effect<Channel, Forbidden | InvalidParameter | PlanLimitReached>
   update(principal: Principal, id: string, patch: ChannelUpdate): Effect.Effect<Channel, Forbidden | NotFound | InvalidParameter | PlanLimitReached>
@@ -158,7 +154,7 @@ export class Channels extends Context.Service<Channels, {
   /** Queues a test notification (a `deliveries` row, event_type `test`) for the notifier to send. */
   sendTest(principal: Principal, id: string): Effect.Effect<Delivery, Forbidden | NotFound | PlanLimitReached | Conflict>
   /** The notification center, newest first. */
-  deliveries(principal: Principal, query: PageRequest & { readonly status?: DeliveryStatus | undefined }): Effect.Effect<PageOf<Delivery>, Forbidden | InvalidParameter>
+  deliveries(principal: Principal, query: PageRequest & { readonly status?: DeliveryStatus | undefined }): Effect.Effect<Page<Delivery>, Forbidden | InvalidParameter>
   delivery(principal: Principal, id: string): Effect.Effect<Delivery, Forbidden | NotFound>
 }>()("statusgrid/orgs/Channels") {
   static readonly layer = Layer.effect(
@@ -334,13 +330,7 @@ export class Channels extends Context.Service<Channels, {
             AND ${query.status === undefined ? sql`true` : sql`t.status = ${query.status}`}
             AND ${before === undefined ? sql`true` : sql`(t.created_at, t.id) < (${before.at}::timestamptz, ${before.id}::uuid)`}
           ORDER BY t.created_at DESC, t.id DESC LIMIT ${limit + 1}`.pipe(Effect.orDie)
-        const data = rows.slice(0, limit)
-        const last = data.at(-1)
-        return {
-          data: data.map(toDelivery),
-          next_cursor: rows.length > limit && last !== undefined ? encodeCursor({ at: last.cursor_at, id: last.id }) : null,
-          limit
-        }
+        return pageOf(rows, limit, (last) => encodeCursor({ at: last.cursor_at, id: last.id }), toDelivery)
       })
 
       const delivery = Effect.fn("Channels.delivery")(function*(principal: Principal, id: string) {

@@ -17,12 +17,8 @@ import { recordAudit } from "./Audit.ts"
 import { ensureWithinLimit } from "./Limits.ts"
 import { publishManualChange } from "./ManualSourceChange.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
 
-export interface CustomSourcePage {
-  readonly data: ReadonlyArray<CustomSource>
-  readonly next_cursor: string | null
-  readonly limit: number
-}
 
 interface SourceRow {
   readonly id: string
@@ -149,7 +145,7 @@ const modeOf = (input: CustomSourceCreate) =>
  * polling (decision 0009) refuse every later redirect or DNS change.
  */
 export class CustomSources extends Context.Service<CustomSources, {
-  list(principal: Principal, page: PageRequest): Effect.Effect<CustomSourcePage, Forbidden | InvalidParameter>
+  list(principal: Principal, page: PageRequest): Effect.Effect<Page<CustomSource>, Forbidden | InvalidParameter>
   get(principal: Principal, key: string): Effect.Effect<CustomSource, Forbidden | NotFound>
   create(principal: Principal, input: CustomSourceCreate): Effect.Effect<CustomSource, Forbidden | InvalidParameter | PlanLimitReached | Unprocessable>
   update(principal: Principal, key: string, patch: CustomSourcePatch): Effect.Effect<CustomSource, Forbidden | InvalidParameter | NotFound>

@@ -11,6 +11,7 @@ import type { Principal } from "../domain/Principal.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
 
 interface WindowRow {
   readonly id: string
@@ -53,7 +54,6 @@ const endsAfterStarts = (starts: Date, ends: Date): Effect.Effect<void, InvalidP
     ? Effect.void
     : Effect.fail(new InvalidParameter({ field: "ends_at", message: "ends_at must be after starts_at" }))
 
-type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: number }
 
 /**
  * An organization's own maintenance windows, for the whole organization or
@@ -61,7 +61,7 @@ type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: nu
  * Every change is audited in its transaction.
  */
 export class MaintenanceWindows extends Context.Service<MaintenanceWindows, {
-  list(principal: Principal, query: PageRequest & { readonly active?: "true" | "false" | undefined }): Effect.Effect<PageOf<MaintenanceWindow>, Forbidden | InvalidParameter>
+  list(principal: Principal, query: PageRequest & { readonly active?: "true" | "false" | undefined }): Effect.Effect<Page<MaintenanceWindow>, Forbidden | InvalidParameter>
   create(principal: Principal, input: MaintenanceWindowCreate): Effect.Effect<MaintenanceWindow, Forbidden | NotFound | InvalidParameter>
   get(principal: Principal, id: string): Effect.Effect<MaintenanceWindow, Forbidden | NotFound>
   update(principal: Principal, id: string, input: MaintenanceWindowUpdate): Effect.Effect<MaintenanceWindow, Forbidden | NotFound | InvalidParameter>

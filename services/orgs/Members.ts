@@ -11,6 +11,7 @@ import { invitationMail } from "./InvitationMail.ts"
 import { recordAudit } from "./Audit.ts"
 import { ensureWithinLimit } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
 
 /** 32 random bytes, base64url: the secret of the invitation link, sent once and stored only as its SHA-256. */
 const newToken = () => randomBytes(32).toString("base64url")
@@ -54,8 +55,6 @@ const toInvitation = (row: InvitationRow): Invitation => ({
   expires_at: new Date(row.expires_at).toISOString(),
   created_at: new Date(row.created_at).toISOString()
 })
-
-type Page<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: number }
 
 /** What accepting an invitation gives: the organization joined and the membership. */
 export interface Joined {

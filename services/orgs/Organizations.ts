@@ -8,6 +8,7 @@ import { requirePermission } from "./Access.ts"
 import { recordOperatorAudit } from "./Audit.ts"
 import { PlanLimit } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
 
 
 const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
@@ -22,7 +23,7 @@ export class Organizations extends Context.Service<Organizations, {
   get(principal: Principal): Effect.Effect<Organization>
   /** The operator (`operator`: who ran the command) moves the organization `slug` to `plan`; audited as the operator. */
   setPlanAsOperator(slug: string, plan: PlanId, operator: string): Effect.Effect<Organization, NotFound>
-  auditLog(principal: Principal, page: PageRequest): Effect.Effect<{ data: ReadonlyArray<AuditEntry>; next_cursor: string | null; limit: number }, Forbidden | InvalidParameter>
+  auditLog(principal: Principal, page: PageRequest): Effect.Effect<Page<AuditEntry>, Forbidden | InvalidParameter>
 }>()("statusgrid/orgs/Organizations") {
   static readonly layer = Layer.effect(
     Organizations,

@@ -6,9 +6,10 @@ import type { Principal } from "../domain/Principal.ts"
 import { type RuleInput, validateRule } from "../domain/Rule.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
-import { canonicalJson, type PageOf } from "./Channels.ts"
+import { canonicalJson } from "./Channels.ts"
 import { ensureWithinLimit } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
 
 interface RuleRow {
   readonly id: string
@@ -119,7 +120,7 @@ interface Touched {
  * custom_templates) enforced, every change audited in its transaction.
  */
 export class Rules extends Context.Service<Rules, {
-  list(principal: Principal, page: PageRequest): Effect.Effect<PageOf<Rule>, Forbidden | InvalidParameter>
+  list(principal: Principal, page: PageRequest): Effect.Effect<Page<Rule>, Forbidden | InvalidParameter>
   get(principal: Principal, id: string): Effect.Effect<Rule, Forbidden | NotFound>
   create(principal: Principal, input: RuleCreate): Effect.Effect<Rule, Forbidden | InvalidParameter | NotFound | PlanLimitReached>
   update(principal: Principal, id: string, patch: RuleUpdate): Effect.Effect<Rule, Forbidden | InvalidParameter | NotFound | PlanLimitReached>

@@ -20,6 +20,7 @@ import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { ensureWithinLimit, sourceItemWeight } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
 
 /** 24 random bytes, base64url: 192 bits, not guessable, short enough for a link. */
 const newShareToken = () => randomBytes(24).toString("base64url")
@@ -142,7 +143,6 @@ const stackNotFound = (id: string) => new NotFound({ field: "id", message: `no s
 const conflictOnUnique = (slug: string | undefined) => (error: SqlError) =>
   error.reason._tag === "UniqueViolation" && slug !== undefined ? Effect.fail(slugTaken(slug)) : Effect.die(error)
 
-type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: number }
 
 /**
  * An organization's stacks: components of catalog or custom sources, whole
@@ -151,7 +151,7 @@ type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: nu
  * transaction; creating stacks and adding items count against the plan.
  */
 export class Stacks extends Context.Service<Stacks, {
-  list(principal: Principal, page: PageRequest): Effect.Effect<PageOf<StackSummary>, Forbidden | InvalidParameter>
+  list(principal: Principal, page: PageRequest): Effect.Effect<Page<StackSummary>, Forbidden | InvalidParameter>
   create(principal: Principal, input: StackCreate): Effect.Effect<Stack, Forbidden | Conflict | PlanLimitReached>
   get(principal: Principal, id: string): Effect.Effect<Stack, Forbidden | NotFound>
   update(principal: Principal, id: string, input: StackUpdate): Effect.Effect<Stack, Forbidden | NotFound | Conflict>
