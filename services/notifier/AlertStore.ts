@@ -1,8 +1,9 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { NotificationPayload } from "../domain/Channel.ts"
 import type { AlertLevel } from "../domain/Rule.ts"
+import { firstOf } from "../platform/Rows.ts"
 import { links } from "./Compose.ts"
 import { escalationMessage, type GroupItem, groupMessage, withAckLink } from "./Compose.ts"
 import type { Message } from "./Sender.ts"
@@ -387,6 +388,8 @@ export const escalateDue = (limit = 50) =>
     }))
   })
 
+const decodeAcknowledged = firstOf("alerts", Schema.Struct({ acknowledged_at: Schema.Date, acknowledged_by: Schema.String }))
+
 /**
  * Acknowledges an alert of the organization: its escalation stops. Returns
  * the alert's acknowledgment (the first one stands) or undefined when there
@@ -399,8 +402,9 @@ export const acknowledgeAlert = (organizationId: string | null, alertId: string,
       UPDATE alerts SET acknowledged_at = now(), acknowledged_by = ${by}, next_escalation_at = NULL
       WHERE id = ${alertId}::uuid AND acknowledged_at IS NULL
         ${organizationId === null ? sql`` : sql`AND organization_id = ${organizationId}::uuid`}`
-    const [row] = yield* sql<{ acknowledged_at: Date | string; acknowledged_by: string }>`
+    return yield* sql`
       SELECT acknowledged_at, acknowledged_by FROM alerts
-      WHERE id = ${alertId}::uuid ${organizationId === null ? sql`` : sql`AND organization_id = ${organizationId}::uuid`}`
-    return row
+      WHERE id = ${alertId}::uuid ${organizationId === null ? sql`` : sql`AND organization_id = ${organizationId}::uuid`}`.pipe(
+      Effect.flatMap(decodeAcknowledged)
+    )
   })

@@ -1,10 +1,11 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { ApiKey } from "../domain/api/Organization.ts"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHash, randomBytes } from "node:crypto"
 import { type Forbidden, type InvalidParameter, NotFound } from "../domain/api/Errors.ts"
-import type { PlanId, Role } from "../domain/Organization.ts"
+import { type PlanId, Role } from "../domain/Organization.ts"
 import type { Principal } from "../domain/Principal.ts"
+import { rowsOf } from "../platform/Rows.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
@@ -15,16 +16,18 @@ import type { Page } from "../domain/api/Paging.ts"
 const newKey = () => `sg_${randomBytes(32).toString("base64url")}`
 export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex")
 
-interface KeyRow {
-  readonly id: string
-  readonly name: string
-  readonly role: Role
-  readonly prefix: string
-  readonly created_at: Date
-  readonly last_used_at: Date | null
-  readonly revoked_at: Date | null
-  readonly cursor_at: string
-}
+const KeyRow = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  role: Role,
+  prefix: Schema.String,
+  created_at: Schema.Date,
+  last_used_at: Schema.NullOr(Schema.Date),
+  revoked_at: Schema.NullOr(Schema.Date),
+  cursor_at: Schema.String
+})
+type KeyRow = typeof KeyRow.Type
+const decodeKeys = rowsOf("api_keys", KeyRow)
 
 const toApiKey = (row: KeyRow): ApiKey => ({
   id: row.id,
@@ -61,10 +64,10 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       const insertKey = (organizationId: string, name: string, role: Role, createdBy: string | null) =>
         Effect.gen(function*() {
           const key = newKey()
-          const [row] = yield* sql<KeyRow>`
+          const [row] = yield* sql`
             INSERT INTO api_keys AS t (organization_id, name, role, prefix, key_hash, created_by)
             VALUES (${organizationId}::uuid, ${name}, ${role}, ${key.slice(0, 10)}, ${hashKey(key)}, ${createdBy}::uuid)
-            RETURNING t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, ${sql.literal(cursorAt)}`
+            RETURNING t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, ${sql.literal(cursorAt)}`.pipe(Effect.flatMap(decodeKeys))
           return { key, row: row! }
         })
 
@@ -116,10 +119,10 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         return yield* listPage({
           page,
           select: (where, limit) =>
-            sql<KeyRow>`
+            sql`
               SELECT t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, ${sql.literal(cursorAt)}
               FROM api_keys t WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeKeys)),
           map: toApiKey
         })
       })
@@ -131,9 +134,9 @@ export class ApiKeys extends Context.Service<ApiKeys, {
             SELECT t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, t.key_hash, ${sql.literal(cursorAt)}
             FROM api_keys t WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid FOR UPDATE`
           if (before === undefined) return undefined
-          const [after] = yield* sql<KeyRow>`
+          const [after] = yield* sql`
             UPDATE api_keys AS t SET revoked_at = coalesce(t.revoked_at, now()) WHERE t.id = ${id}::uuid
-            RETURNING t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, ${sql.literal(cursorAt)}`
+            RETURNING t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, ${sql.literal(cursorAt)}`.pipe(Effect.flatMap(decodeKeys))
           yield* recordAudit(principal, {
             action: "api_key.revoked",
             entity_type: "api_key",

@@ -1,9 +1,10 @@
-import { Context, Effect, Layer, Result } from "effect"
+import { Context, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { type Forbidden, InvalidParameter, NotFound, PlanLimitReached } from "../domain/api/Errors.ts"
-import type { Rule, RuleCreate, RuleUpdate } from "../domain/api/Notifications.ts"
+import { Rule, type RuleCreate, type RuleUpdate } from "../domain/api/Notifications.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { type RuleInput, validateRule } from "../domain/Rule.ts"
+import { rowsOf } from "../platform/Rows.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { canonicalJson } from "./Channels.ts"
@@ -11,26 +12,15 @@ import { ensureWithinLimit } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 import type { Page } from "../domain/api/Paging.ts"
 
-interface RuleRow {
-  readonly id: string
-  readonly name: string
-  readonly active: boolean
-  readonly triggers: Rule["triggers"]
-  readonly scope: Rule["scope"]
-  readonly alert_levels: Rule["alert_levels"]
-  readonly schedule: Rule["schedule"]
-  readonly group_window_s: number | null
-  readonly cooldown_s: number
-  readonly escalation: Rule["escalation"]
-  readonly template: Rule["template"]
-  readonly stack_ids: ReadonlyArray<string>
-  readonly component_ids: ReadonlyArray<string>
-  readonly monitor_ids: ReadonlyArray<string>
-  readonly channel_ids: ReadonlyArray<string>
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly cursor_at: string
-}
+/** A rule as selected (ids aggregated, enum arrays as jsonb): the API record with its times as Dates. */
+const RuleRow = Schema.Struct({
+  ...Rule.fields,
+  created_at: Schema.Date,
+  updated_at: Schema.Date,
+  cursor_at: Schema.String
+})
+type RuleRow = typeof RuleRow.Type
+const decodeRules = rowsOf("notification_rules", RuleRow)
 
 const idsOf = (table: string, column: string) =>
   `coalesce((SELECT jsonb_agg(x.${column} ORDER BY x.${column}) FROM ${table} x WHERE x.rule_id = t.id AND x.${column} IS NOT NULL), '[]'::jsonb) AS ${
@@ -132,9 +122,9 @@ export class Rules extends Context.Service<Rules, {
       const sql = yield* SqlClient
 
       const load = (principal: Principal, id: string) =>
-        sql<RuleRow>`
+        sql`
           SELECT ${sql.literal(ruleColumns)} FROM notification_rules t
-          WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid`.pipe(
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid`.pipe(Effect.flatMap(decodeRules), 
           Effect.map((rows) => (rows[0] === undefined ? undefined : toRule(rows[0]))),
           Effect.orDie
         )
@@ -223,10 +213,10 @@ export class Rules extends Context.Service<Rules, {
         return yield* listPage({
           page,
           select: (where, limit) =>
-            sql<RuleRow>`
+            sql`
               SELECT ${sql.literal(ruleColumns)} FROM notification_rules t
               WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeRules)),
           map: toRule
         })
       })
