@@ -1,15 +1,16 @@
-import { Context, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { detect, type DetectError } from "../adapters/detect.ts"
 import { Fetcher } from "../adapters/Fetcher.ts"
 import { isProviderId, providerIds } from "../adapters/registry.ts"
-import type { CustomSource, CustomSourceCreate, CustomSourceKind, CustomSourcePatch } from "../domain/api/CustomSources.ts"
+import { type CustomSource, type CustomSourceCreate, CustomSourceKind, type CustomSourcePatch } from "../domain/api/CustomSources.ts"
 import { CustomSource as CustomSourceSchema } from "../domain/api/CustomSources.ts"
 import { type Forbidden, InvalidParameter, NotFound, type PlanLimitReached, Unprocessable } from "../domain/api/Errors.ts"
 import type { Principal } from "../domain/Principal.ts"
-import { type CheckClass, checkClassIntervalSeconds, keyFromName, SourceKey } from "../domain/Source.ts"
-import type { SourceStatus } from "../domain/Status.ts"
+import { CategoryId, CheckClass, checkClassIntervalSeconds, keyFromName, SourceKey } from "../domain/Source.ts"
+import { SourceStatus } from "../domain/Status.ts"
 import { checkUrlTarget, SourceGuardConfig, type TargetRefused } from "../platform/Outbound.ts"
+import { JsonColumn, rowsOf, TextArrayColumn } from "../platform/Rows.ts"
 import { Publisher } from "../poller/Publisher.ts"
 import { ShardReloads } from "../poller/ShardReloads.ts"
 import { requirePermission } from "./Access.ts"
@@ -20,30 +21,32 @@ import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 import type { Page } from "../domain/api/Paging.ts"
 
 
-interface SourceRow {
-  readonly id: string
-  readonly key: string
-  readonly name: string
-  readonly description: string
-  readonly kind: CustomSourceKind
-  readonly status: SourceStatus
-  readonly logo_url: string | null
-  readonly status_page_url: string | null
-  readonly service_url: string | null
-  readonly components_count: number
-  readonly incidents_count: number
-  readonly last_checked_at: Date | string | null
-  readonly last_changed_at: Date | string | null
-  readonly check_class: CheckClass
-  readonly provider_type: string | null
-  readonly verified: boolean
-  readonly realtime: boolean
-  readonly historical: boolean
-  readonly regional: boolean
-  readonly region_statuses: ReadonlyArray<{ readonly region: string; readonly status: SourceStatus }>
-  readonly categories: ReadonlyArray<string> | string
-  readonly cursor_at: string
-}
+const SourceRow = Schema.Struct({
+  id: Schema.String,
+  key: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  kind: CustomSourceKind,
+  status: SourceStatus,
+  logo_url: Schema.NullOr(Schema.String),
+  status_page_url: Schema.NullOr(Schema.String),
+  service_url: Schema.NullOr(Schema.String),
+  components_count: Schema.Number,
+  incidents_count: Schema.Number,
+  last_checked_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  last_changed_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  check_class: CheckClass,
+  provider_type: Schema.NullOr(Schema.String),
+  verified: Schema.Boolean,
+  realtime: Schema.Boolean,
+  historical: Schema.Boolean,
+  regional: Schema.Boolean,
+  region_statuses: JsonColumn(Schema.Array(Schema.Struct({ region: Schema.String, status: SourceStatus }))),
+  categories: TextArrayColumn(CategoryId),
+  cursor_at: Schema.String
+})
+type SourceRow = typeof SourceRow.Type
+const decodeSources = rowsOf("sources", SourceRow)
 
 /** What every query of this module selects from `sources t`. */
 const columns = `t.id, t.key, t.name, t.description, t.kind, t.status, t.logo_url, t.status_page_url, t.service_url,
@@ -52,12 +55,6 @@ const columns = `t.id, t.key, t.name, t.description, t.kind, t.status, t.logo_ur
   ARRAY(SELECT sc.category_id FROM source_categories sc JOIN categories c ON c.id = sc.category_id
         WHERE sc.source_id = t.id ORDER BY c.position, c.id) AS categories,
   ${cursorAt}`
-
-const utcOrNull = (value: Date | string | null): DateTime.Utc | null =>
-  value === null ? null : DateTime.fromDateUnsafe(value instanceof Date ? value : new Date(value))
-
-const textArray = (value: ReadonlyArray<string> | string): Array<string> =>
-  typeof value === "string" ? value.replace(/[{}]/g, "").split(",").filter((s) => s !== "") : [...value]
 
 const toCustomSource = (row: SourceRow): CustomSource => ({
   id: row.id,
@@ -70,14 +67,14 @@ const toCustomSource = (row: SourceRow): CustomSource => ({
   service_url: row.service_url,
   components_count: row.components_count,
   incidents_count: row.incidents_count,
-  categories: textArray(row.categories) as CustomSource["categories"],
-  last_checked_at: utcOrNull(row.last_checked_at),
+  categories: row.categories,
+  last_checked_at: row.last_checked_at,
   check_class: row.check_class,
   provider_type: row.provider_type,
   reliability: { verified: row.verified, realtime: row.realtime, historical: row.historical, regional: row.regional },
   regions: row.region_statuses,
   kind: row.kind,
-  last_changed_at: utcOrNull(row.last_changed_at)
+  last_changed_at: row.last_changed_at
 })
 
 const encodeRecord = Schema.encodeSync(CustomSourceSchema)
@@ -218,9 +215,9 @@ export class CustomSources extends Context.Service<CustomSources, {
         })
 
       const selectOne = (organizationId: string, key: string, lock: boolean) =>
-        sql<SourceRow>`
+        sql`
           SELECT ${sql.literal(columns)} FROM sources t
-          WHERE t.key = ${key} AND t.organization_id = ${organizationId}::uuid ${sql.literal(lock ? "FOR UPDATE OF t" : "")}`.pipe(
+          WHERE t.key = ${key} AND t.organization_id = ${organizationId}::uuid ${sql.literal(lock ? "FOR UPDATE OF t" : "")}`.pipe(Effect.flatMap(decodeSources), 
             Effect.map((rows) => rows[0])
           )
 
@@ -229,10 +226,10 @@ export class CustomSources extends Context.Service<CustomSources, {
         return yield* listPage({
           page,
           select: (where, limit) =>
-            sql<SourceRow>`
+            sql`
               SELECT ${sql.literal(columns)} FROM sources t
               WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeSources)),
           map: toCustomSource
         })
       })
