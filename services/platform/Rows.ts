@@ -53,3 +53,16 @@ export const IntArrayColumn = arrayColumn(Schema.Number, (text) => elements(text
 /** text[] or an enum array (or its text form; elements are plain identifiers). */
 export const TextArrayColumn = <S extends Schema.Top & { readonly DecodingServices: never; readonly Encoded: string }>(item: S) =>
   arrayColumn(item, elements)
+
+/**
+ * A synchronous decoder of one record built from a row (for mappers such as
+ * a list's), compiled once; a mismatch throws the RowDecodeError, a defect.
+ */
+export const recordOf = <S extends Schema.ConstraintDecoder<unknown>>(table: string, schema: S) => {
+  const decode = Schema.decodeUnknownResult(schema)
+  return (value: unknown): S["Type"] => {
+    const decoded = decode(value)
+    if (Result.isSuccess(decoded)) return decoded.success
+    throw new RowDecodeError({ table, message: `a row of ${table} does not match its Schema: ${decoded.failure.message}` })
+  }
+}
