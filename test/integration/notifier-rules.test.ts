@@ -17,7 +17,7 @@ import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { RedisKeys } from "../../services/poller/Publisher.ts"
 import { ApiBase, apiBaseLayer, call, newTenant } from "../support/api.ts"
-import { freshDatabase, withConfig } from "../support/stores.ts"
+import { freshDatabase, tempDir, withConfig } from "../support/stores.ts"
 import { eventually } from "../support/eventually.ts"
 
 /**
@@ -75,13 +75,15 @@ const TestLayer = Layer.mergeAll(
   )),
   Layer.provide(Layer.unwrap(Effect.gen(function*() {
     const { base } = yield* Hooks
+    // Its own data directory: two runs at once (other checkouts) must not share the hand-over lock.
+    const dataDir = yield* tempDir("notifier-rules")
     return withConfig({
       NOTIFIER_POLL_MS: "50",
       NOTIFIER_ALLOW_PRIVATE: "true",
       NOTIFIER_TIMER_MS: "100",
       PUBLIC_URL: "https://status.example.com",
       SLACK_API_URL: `${base}/slack-api`,
-      DATA_DIR: "/tmp/statusgrid-notifier-rules-test"
+      DATA_DIR: dataDir
     })
   }))),
   Layer.provideMerge(hooks)
