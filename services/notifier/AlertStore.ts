@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "effect/sql/SqlClient"
 import { NotificationPayload } from "../domain/Channel.ts"
-import { AlertLevel } from "../domain/Rule.ts"
+import { AlertLevel, EscalationStep } from "../domain/Rule.ts"
 import { firstOf, JsonColumn, rowsOf } from "../platform/Rows.ts"
 import { links } from "./Compose.ts"
 import { escalationMessage, GroupItem, groupMessage, withAckLink } from "./Compose.ts"
@@ -14,14 +14,6 @@ import { Message } from "./Sender.ts"
  * runs inside the caller's transaction when there is one.
  */
 
-/** jsonb and arrays arrive parsed from the PostgreSQL server and as text from some drivers. */
-export const fromJson = <A>(value: unknown): A => (typeof value === "string" ? JSON.parse(value) as A : value as A)
-
-export const EscalationStep = Schema.Struct({
-  delay_s: Schema.Number,
-  channel_ids: Schema.Array(Schema.String)
-})
-export type EscalationStep = typeof EscalationStep.Type
 /** A rule's escalation column: its steps, or null. */
 const Escalation = Schema.NullOr(JsonColumn(Schema.Array(EscalationStep)))
 
@@ -50,7 +42,7 @@ export interface NewAlert {
   /** `<key>:<channel id>` is each delivery's idempotency key: the same event to the same channel is sent once. */
   readonly key: string
   readonly channel_ids: ReadonlyArray<string>
-  readonly escalation: ReadonlyArray<EscalationStep> | null
+  readonly escalation: ReadonlyArray<typeof EscalationStep.Type> | null
 }
 
 /**

@@ -10,12 +10,21 @@ export class RowDecodeError extends Schema.TaggedError<RowDecodeError>()("RowDec
   message: Schema.String
 }) {}
 
+/** How rows are decoded. */
+export interface RowOptions {
+  /**
+   * The columns were validated when they were written (rule settings): check
+   * their shape, skip the filters (time zone lookups, lengths) on hot paths.
+   */
+  readonly validatedOnWrite?: boolean
+}
+
 /**
  * The decoder of the rows of `table` (or of a query over it), compiled once
  * when the store is built: call it on every result, never build one per row.
  */
-export const rowsOf = <S extends Schema.ConstraintDecoder<unknown>>(table: string, row: S) => {
-  const decode = Schema.decodeUnknownResult(Schema.Array(row))
+export const rowsOf = <S extends Schema.ConstraintDecoder<unknown>>(table: string, row: S, options: RowOptions = {}) => {
+  const decode = Schema.decodeUnknownResult(Schema.Array(row), { disableChecks: options.validatedOnWrite === true })
   return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<S["Type"]>> => {
     const decoded = decode(rows)
     return Result.isSuccess(decoded)
