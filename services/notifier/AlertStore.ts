@@ -8,6 +8,10 @@ import { links } from "./Compose.ts"
 import { escalationMessage, GroupItem, groupMessage, withAckLink } from "./Compose.ts"
 import { Message } from "./Sender.ts"
 
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const deliveriesIdRows = rowsOf("deliveries", Schema.Struct({ id: Schema.String }))
+const channelsIdRows = rowsOf("channels", Schema.Struct({ id: Schema.String }))
+
 /**
  * The engine's records in PostgreSQL: alerts (with their deliveries,
  * escalation and acknowledgment), and the grouping windows. Every function
@@ -66,13 +70,13 @@ const insertDeliveries = (
   Effect.gen(function*() {
     if (channelIds.length === 0) return 0
     const sql = yield* SqlClient
-    const rows = yield* sql<{ id: string }>`
+    const rows = yield* sql`
       INSERT INTO deliveries (organization_id, rule_id, channel_id, event_id, event_type, idempotency_key, order_key, payload, message, alert_id)
       SELECT ${alert.organization_id}::uuid, ${alert.rule_id}::uuid, c.id, ${alert.event_id}, ${alert.trigger},
         ${key} || ':' || c.id, ${alert.subject}, NULL, ${message === undefined ? null : JSON.stringify(message)}::jsonb, ${alert.id}::uuid
       FROM channels c WHERE c.id IN ${sql.in(channelIds)} AND c.organization_id = ${alert.organization_id}::uuid
       ON CONFLICT (idempotency_key) DO NOTHING
-      RETURNING id`
+      RETURNING id`.pipe(Effect.flatMap(deliveriesIdRows))
     return rows.length
   })
 
@@ -156,7 +160,7 @@ export const writeAlerts = (alerts: ReadonlyArray<PreparedAlert>) =>
         }]
       })).map((d, ord) => ({ ...d, ord }))
     if (deliveries.length === 0) return 0
-    const rows = yield* sql<{ id: string }>`
+    const rows = yield* sql`
       INSERT INTO deliveries (organization_id, rule_id, channel_id, event_id, event_type, idempotency_key, order_key, alert_id)
       SELECT t.organization_id, t.rule_id, c.id, t.event_id, t.event_type, t.key, t.order_key, t.alert_id
       FROM jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb)
@@ -164,7 +168,7 @@ export const writeAlerts = (alerts: ReadonlyArray<PreparedAlert>) =>
       JOIN channels c ON c.id = t.channel_id AND c.organization_id = t.organization_id
       ORDER BY t.ord
       ON CONFLICT (idempotency_key) DO NOTHING
-      RETURNING id`
+      RETURNING id`.pipe(Effect.flatMap(deliveriesIdRows))
     return rows.length
   })
 
@@ -187,13 +191,13 @@ export const addToGroup = (
 export const allowedChannels = (ruleId: string, among?: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
-    const rows = yield* sql<{ id: string }>`
+    const rows = yield* sql`
       SELECT c.id FROM channels c
       JOIN organizations o ON o.id = c.organization_id JOIN plans p ON p.id = o.plan_id
       WHERE ${among === undefined ? sql`c.id IN (SELECT channel_id FROM rule_channels WHERE rule_id = ${ruleId}::uuid)` : among.length === 0 ? sql`false` : sql`c.id IN ${sql.in(among)}`}
         AND c.organization_id = (SELECT organization_id FROM notification_rules WHERE id = ${ruleId}::uuid)
         AND ${channelUsable(sql)}
-      ORDER BY c.id`
+      ORDER BY c.id`.pipe(Effect.flatMap(channelsIdRows))
     return rows.map((r) => r.id)
   })
 

@@ -5,6 +5,12 @@ import { JsonColumn, rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { type Destination, Message, type SendResult } from "./Sender.ts"
 
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const deliveriesAllowanceUsedRows = rowsOf("deliveries", Schema.Struct({
+  allowance: Schema.NullOr(Schema.Number),
+  used: Schema.Number
+}))
+
 /** Delivery settings (README, Configuration). */
 export const OutboxConfig = Config.all({
   pollMs: Config.Int("NOTIFIER_POLL_MS").pipe(Config.withDefault(500)),
@@ -255,13 +261,13 @@ export class Outbox extends Context.Service<Outbox, {
       const reserveSms = (claimed: Claimed, messages: number) =>
         sql.withTransaction(Effect.gen(function*() {
           yield* sql`SELECT pg_advisory_xact_lock(hashtext('sms-allowance:' || organization_id::text)) FROM deliveries WHERE id = ${claimed.id}::uuid`
-          const [row] = yield* sql<{ allowance: number | null; used: number }>`
+          const [row] = yield* sql`
             SELECT p.sms_per_month AS allowance,
               COALESCE((SELECT sum(e.sms_segments) FROM deliveries e
                 WHERE e.organization_id = d.organization_id AND e.sms_segments > 0
                   AND e.created_at >= date_trunc('month', now()) AND e.id <> d.id), 0)::int AS used
             FROM deliveries d JOIN organizations o ON o.id = d.organization_id JOIN plans p ON p.id = o.plan_id
-            WHERE d.id = ${claimed.id}::uuid`
+            WHERE d.id = ${claimed.id}::uuid`.pipe(Effect.flatMap(deliveriesAllowanceUsedRows))
           if (row === undefined) return undefined
           if (row.allowance !== null && row.used + messages > row.allowance) {
             return `the plan's SMS allowance is used up this month (${row.used} of ${row.allowance} messages sent; this one needs ${messages})`

@@ -3,13 +3,23 @@ import type { ApiKey } from "../domain/api/Organization.ts"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHash, randomBytes } from "node:crypto"
 import { type Forbidden, type InvalidParameter, NotFound } from "../domain/api/Errors.ts"
-import { type PlanId, Role } from "../domain/Organization.ts"
+import { PlanId, Role } from "../domain/Organization.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { rowsOf } from "../platform/Rows.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 import type { Page } from "../domain/api/Paging.ts"
+
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const apiKeysIdRoleOrganizationIdSlugPlanIdStaleRows = rowsOf("api_keys", Schema.Struct({
+  id: Schema.String,
+  role: Role,
+  organization_id: Schema.String,
+  slug: Schema.String,
+  plan_id: PlanId,
+  stale: Schema.Boolean
+}))
 
 
 /** `sg_` then 32 random bytes, base64url: 256 bits, recognisable in logs and secret scanners. */
@@ -76,11 +86,11 @@ export class ApiKeys extends Context.Service<ApiKeys, {
           const hash = hashKey(key)
           const cached = cache.get(hash)
           if (cached !== undefined && cached.until > Date.now()) return { ...cached.principal, ip }
-          const [row] = yield* sql<{ id: string; role: Role; organization_id: string; slug: string; plan_id: PlanId; stale: boolean }>`
+          const [row] = yield* sql`
             SELECT k.id, k.role, k.organization_id, o.slug, o.plan_id,
               k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute' AS stale
             FROM api_keys k JOIN organizations o ON o.id = k.organization_id
-            WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`.pipe(Effect.orDie)
+            WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`.pipe(Effect.flatMap(apiKeysIdRoleOrganizationIdSlugPlanIdStaleRows), Effect.orDie)
           if (row === undefined) {
             cache.delete(hash)
             return undefined

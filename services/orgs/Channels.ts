@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import { randomBytes } from "node:crypto"
 import { Channel, type ChannelCreate, type ChannelUpdate, type Delivery, DeliveryStatus } from "../domain/api/Notifications.ts"
 import { Conflict, type Forbidden, InvalidParameter, NotFound, PlanLimitReached } from "../domain/api/Errors.ts"
+import { EscalationStep } from "../domain/Rule.ts"
 import { ChannelType, decodeChannelSettings, secretFields, splitSecrets, testPayload } from "../domain/Channel.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { JsonColumn, recordOf, rowsOf } from "../platform/Rows.ts"
@@ -12,6 +13,14 @@ import { recordAudit } from "./Audit.ts"
 import { channelAllowance } from "./Limits.ts"
 import { cursorAt, decodeCursor, encodeCursor, listPage, type PageRequest } from "./Paging.ts"
 import { defaultPageSize, type Page, pageOf } from "../domain/api/Paging.ts"
+
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const ruleChannelsRuleIdRows = rowsOf("rule_channels", Schema.Struct({ rule_id: Schema.String }))
+const notificationRulesIdEscalationRows = rowsOf("notification_rules", Schema.Struct({
+  id: Schema.String,
+  escalation: JsonColumn(Schema.Array(EscalationStep))
+}))
+const deliveriesIdRows = rowsOf("deliveries", Schema.Struct({ id: Schema.String }))
 
 const ChannelRow = Schema.Struct({
   id: Schema.String,
@@ -270,11 +279,11 @@ export class Channels extends Context.Service<Channels, {
           const row = yield* selectChannel(principal, id, true)
           if (row === undefined) return yield* notFound(id)
           // Rules stop sending to it: rule_channels rows go with it (FK); escalation steps lose it here.
-          const rules = yield* sql<{ rule_id: string }>`SELECT rule_id FROM rule_channels WHERE channel_id = ${id}::uuid ORDER BY rule_id`
-          const escalating = yield* sql<{ id: string; escalation: ReadonlyArray<{ delay_s: number; channel_ids: ReadonlyArray<string> }> }>`
+          const rules = yield* sql`SELECT rule_id FROM rule_channels WHERE channel_id = ${id}::uuid ORDER BY rule_id`.pipe(Effect.flatMap(ruleChannelsRuleIdRows))
+          const escalating = yield* sql`
             SELECT id, escalation FROM notification_rules
             WHERE organization_id = ${principal.organization_id}::uuid AND escalation IS NOT NULL
-              AND strpos(escalation::text, ${id}) > 0 FOR UPDATE`
+              AND strpos(escalation::text, ${id}) > 0 FOR UPDATE`.pipe(Effect.flatMap(notificationRulesIdEscalationRows))
           for (const rule of escalating) {
             const steps = rule.escalation
               .map((s) => ({ ...s, channel_ids: s.channel_ids.filter((c) => c !== id) }))
@@ -305,11 +314,11 @@ export class Channels extends Context.Service<Channels, {
             return yield* new Conflict({ field: "enabled", message: "the channel is disabled; enable it to send a test notification" })
           }
           // One key per request: every test is sent, however often it is asked for.
-          const [inserted] = yield* sql<{ id: string }>`
+          const [inserted] = yield* sql`
             INSERT INTO deliveries (organization_id, channel_id, event_type, idempotency_key, payload)
             VALUES (${principal.organization_id}::uuid, ${id}::uuid, 'test', 'test:' || gen_random_uuid()::text,
               ${JSON.stringify(testPayload(new Date()))}::jsonb)
-            RETURNING id`
+            RETURNING id`.pipe(Effect.flatMap(deliveriesIdRows))
           const [delivery] = yield* sql`
             SELECT ${sql.literal(deliveryColumns)} FROM ${sql.literal(deliveryFrom)} WHERE t.id = ${inserted!.id}::uuid`.pipe(Effect.flatMap(decodeDeliveries))
           const sent = toDelivery(delivery!)

@@ -20,6 +20,10 @@ import { publishManualChange } from "./ManualSourceChange.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 import type { Page } from "../domain/api/Paging.ts"
 
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const sourcesKeyRows = rowsOf("sources", Schema.Struct({ key: Schema.String }))
+const sourcesIdRows = rowsOf("sources", Schema.Struct({ id: Schema.String }))
+
 
 const SourceRow = Schema.Struct({
   id: Schema.String,
@@ -254,17 +258,17 @@ export class CustomSources extends Context.Service<CustomSources, {
           const manual = values.kind === "manual"
           const checkClass: CheckClass = manual ? "standard" : urlCheckClass
           for (let attempt = 0; attempt < keyAttempts; attempt++) {
-            const taken = yield* sql<{ key: string }>`
-              SELECT key FROM sources WHERE key = ${base} OR key LIKE ${`${base}-%`}`
+            const taken = yield* sql`
+              SELECT key FROM sources WHERE key = ${base} OR key LIKE ${`${base}-%`}`.pipe(Effect.flatMap(sourcesKeyRows))
             const key = freeKey(base, new Set(taken.map((r) => r.key)))
-            const [inserted] = yield* sql<{ id: string }>`
+            const [inserted] = yield* sql`
               INSERT INTO sources (organization_id, key, name, description, kind, provider_type, status, status_page_url, poll_url,
                 check_class, poll_interval_s, last_changed_at)
               VALUES (${principal.organization_id}::uuid, ${key}, ${input.name}, ${input.description ?? ""}, ${values.kind},
                 ${values.provider}, ${manual ? input.status ?? "operational" : "operational"}, ${values.url}, ${values.pollUrl},
                 ${checkClass}, ${checkClassIntervalSeconds[checkClass]}, ${manual ? sql`now()` : sql`NULL`})
               ON CONFLICT (key) DO NOTHING
-              RETURNING id`
+              RETURNING id`.pipe(Effect.flatMap(sourcesIdRows))
             if (inserted !== undefined) return (yield* selectOne(principal.organization_id, key, false))!
           }
           return yield* Effect.die(new Error(`no free source key for ${base} after ${keyAttempts} attempts`))

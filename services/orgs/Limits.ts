@@ -1,6 +1,14 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { PlanLimitReached } from "../domain/api/Errors.ts"
+import { rowsOf, TextArrayColumn } from "../platform/Rows.ts"
+
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const organizationsPlanChannelTypesMaxChannelsPerRuleRows = rowsOf("organizations", Schema.Struct({
+  plan: Schema.String,
+  channel_types: TextArrayColumn(Schema.String),
+  max_channels_per_rule: Schema.NullOr(Schema.Number)
+}))
 
 /** What a whole-source stack item counts for `max_components`: the source's components, at least 1. */
 const sourceWeight = (sourceId: string) => `greatest((SELECT count(*) FROM components c WHERE c.source_id = ${sourceId}), 1)`
@@ -67,11 +75,9 @@ export const ensureWithinLimit = (organizationId: string, limit: PlanLimit, addi
 export const channelAllowance = (organizationId: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
-    const [row] = yield* sql<{ plan: string; channel_types: ReadonlyArray<string> | string; max_channels_per_rule: number | null }>`
+    const [row] = yield* sql`
       SELECT p.name AS plan, p.channel_types, p.max_channels_per_rule FROM organizations o JOIN plans p ON p.id = o.plan_id
-      WHERE o.id = ${organizationId}::uuid`.pipe(Effect.orDie)
-    const types = typeof row?.channel_types === "string"
-      ? row.channel_types.replace(/[{}]/g, "").split(",").filter((s) => s !== "")
-      : [...(row?.channel_types ?? [])]
+      WHERE o.id = ${organizationId}::uuid`.pipe(Effect.flatMap(organizationsPlanChannelTypesMaxChannelsPerRuleRows), Effect.orDie)
+    const types = [...(row?.channel_types ?? [])]
     return { plan: row?.plan ?? "", channelTypes: types, maxChannelsPerRule: row?.max_channels_per_rule ?? null }
   })

@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import { createHash, randomBytes } from "node:crypto"
 import { Conflict, type Forbidden, type InvalidParameter, NotFound, type PlanLimitReached } from "../domain/api/Errors.ts"
 import type { Invitation, InvitationCreated, Member } from "../domain/api/Members.ts"
-import { type PlanId, Role } from "../domain/Organization.ts"
+import { PlanId, Role } from "../domain/Organization.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
@@ -13,6 +13,21 @@ import { recordAudit } from "./Audit.ts"
 import { ensureWithinLimit } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 import type { Page } from "../domain/api/Paging.ts"
+
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const membershipsNRows = rowsOf("memberships", Schema.Struct({ n: Schema.Number }))
+const invitationsExpiredRows = rowsOf("invitations", Schema.Struct({ expired: Schema.Boolean }))
+const organizationsNameRows = rowsOf("organizations", Schema.Struct({ name: Schema.String }))
+const invitationsOrganizationIdRows = rowsOf("invitations", Schema.Struct({ organization_id: Schema.String }))
+const organizationsSlugPlanIdRows = rowsOf("organizations", Schema.Struct({
+  slug: Schema.String,
+  plan_id: PlanId
+}))
+const usersEmailNameRows = rowsOf("users", Schema.Struct({
+  email: Schema.String,
+  name: Schema.String
+}))
+const membershipsCreatedAtRows = rowsOf("memberships", Schema.Struct({ created_at: Schema.Date }))
 
 /** 32 random bytes, base64url: the secret of the invitation link, sent once and stored only as its SHA-256. */
 const newToken = () => randomBytes(32).toString("base64url")
@@ -117,8 +132,8 @@ export class Members extends Context.Service<Members, {
       const keepAnAdmin = (organizationId: string, member: MemberRow, what: string) =>
         Effect.gen(function*() {
           if (member.role !== "admin") return
-          const [row] = yield* sql<{ n: number }>`
-            SELECT count(*)::int AS n FROM memberships WHERE organization_id = ${organizationId}::uuid AND role = 'admin'`
+          const [row] = yield* sql`
+            SELECT count(*)::int AS n FROM memberships WHERE organization_id = ${organizationId}::uuid AND role = 'admin'`.pipe(Effect.flatMap(membershipsNRows))
           if (Number(row?.n ?? 0) <= 1) {
             return yield* new Conflict({
               field: "role",
@@ -210,10 +225,10 @@ export class Members extends Context.Service<Members, {
             SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id
             WHERE m.organization_id = ${principal.organization_id}::uuid AND lower(u.email) = ${email}`
           if (member !== undefined) return yield* new Conflict({ field: "email", message: `${email} is already a member` })
-          const open = yield* sql<{ expired: boolean }>`
+          const open = yield* sql`
             SELECT expires_at <= now() AS expired FROM invitations
             WHERE organization_id = ${principal.organization_id}::uuid AND lower(email) = ${email}
-              AND accepted_at IS NULL AND revoked_at IS NULL`
+              AND accepted_at IS NULL AND revoked_at IS NULL`.pipe(Effect.flatMap(invitationsExpiredRows))
           if (open.some((i) => !i.expired)) {
             return yield* new Conflict({ field: "email", message: `${email} already has an open invitation; revoke it to invite again` })
           }
@@ -234,7 +249,7 @@ export class Members extends Context.Service<Members, {
           const invitation = toInvitation(row!)
           yield* recordAudit(principal, { action: "invitation.created", entity_type: "invitation", entity_id: invitation.id, after: invitation })
           // The e-mail with the link, queued in this transaction and sent by the notifier's mail worker; the token travels sealed.
-          const [org] = yield* sql<{ name: string }>`SELECT name FROM organizations WHERE id = ${principal.organization_id}::uuid`
+          const [org] = yield* sql`SELECT name FROM organizations WHERE id = ${principal.organization_id}::uuid`.pipe(Effect.flatMap(organizationsNameRows))
           const mail = invitationMail({
             organization: org?.name ?? principal.organization_slug,
             email,
@@ -276,10 +291,10 @@ export class Members extends Context.Service<Members, {
         const hash = hashInvitationToken(token)
         const unknown = new NotFound({ field: "token", message: "no invitation has this token" })
         return yield* sql.withTransaction(Effect.gen(function*() {
-          const [found] = yield* sql<{ organization_id: string }>`SELECT organization_id FROM invitations WHERE token_hash = ${hash}`
+          const [found] = yield* sql`SELECT organization_id FROM invitations WHERE token_hash = ${hash}`.pipe(Effect.flatMap(invitationsOrganizationIdRows))
           if (found === undefined) return yield* unknown
-          const [organization] = yield* sql<{ slug: string; plan_id: PlanId }>`
-            SELECT slug, plan_id FROM organizations WHERE id = ${found.organization_id}::uuid FOR UPDATE`
+          const [organization] = yield* sql`
+            SELECT slug, plan_id FROM organizations WHERE id = ${found.organization_id}::uuid FOR UPDATE`.pipe(Effect.flatMap(organizationsSlugPlanIdRows))
           const [invitation] = yield* sql`
             SELECT ${invitationColumns} FROM invitations t WHERE t.token_hash = ${hash} FOR UPDATE`.pipe(Effect.flatMap(decodeInvitations))
           if (organization === undefined || invitation === undefined) return yield* unknown
@@ -291,7 +306,7 @@ export class Members extends Context.Service<Members, {
               message: `this invitation expired at ${new Date(invitation.expires_at).toISOString()}; ask for a new one`
             })
           }
-          const [user] = yield* sql<{ email: string; name: string }>`SELECT email, name FROM users WHERE id = ${userId}::uuid`
+          const [user] = yield* sql`SELECT email, name FROM users WHERE id = ${userId}::uuid`.pipe(Effect.flatMap(usersEmailNameRows))
           if (user === undefined) return yield* new NotFound({ field: "user_id", message: `no user ${userId}` })
           const existing = yield* memberRow(found.organization_id, userId)
           if (existing !== undefined) {
@@ -299,9 +314,9 @@ export class Members extends Context.Service<Members, {
           }
           // The open invitation already counts against max_users; accepting adds nothing, unless the plan shrank since.
           yield* ensureWithinLimit(found.organization_id, "max_users", 0)
-          const [row] = yield* sql<{ created_at: Date }>`
+          const [row] = yield* sql`
             INSERT INTO memberships (organization_id, user_id, role)
-            VALUES (${found.organization_id}::uuid, ${userId}::uuid, ${invitation.role}) RETURNING created_at`
+            VALUES (${found.organization_id}::uuid, ${userId}::uuid, ${invitation.role}) RETURNING created_at`.pipe(Effect.flatMap(membershipsCreatedAtRows))
           yield* sql`UPDATE invitations SET accepted_at = now() WHERE id = ${invitation.id}::uuid`
           const member = toMember({ id: userId, email: user.email, name: user.name, role: invitation.role, created_at: row!.created_at, cursor_at: "" })
           const principal: Principal = {

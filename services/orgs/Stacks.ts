@@ -23,6 +23,14 @@ import { ensureWithinLimit, sourceItemWeight } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 import type { Page } from "../domain/api/Paging.ts"
 
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const stacksSlugRows = rowsOf("stacks", Schema.Struct({ slug: Schema.String }))
+const maintenanceWindowsIdRows = rowsOf("maintenance_windows", Schema.Struct({ id: Schema.String }))
+const componentsIdRows = rowsOf("components", Schema.Struct({ id: Schema.String }))
+const sourcesIdRows = rowsOf("sources", Schema.Struct({ id: Schema.String }))
+const monitorsIdRows = rowsOf("monitors", Schema.Struct({ id: Schema.String }))
+const stackItemsIdRows = rowsOf("stack_items", Schema.Struct({ id: Schema.String }))
+
 /** 24 random bytes, base64url: 192 bits, not guessable, short enough for a link. */
 const newShareToken = () => randomBytes(24).toString("base64url")
 
@@ -217,8 +225,8 @@ export class Stacks extends Context.Service<Stacks, {
           let slug = input.slug
           if (slug === undefined) {
             const base = slugFromName(input.name)
-            const taken = yield* sql<{ slug: string }>`
-              SELECT slug FROM stacks WHERE organization_id = ${orgId}::uuid AND (slug = ${base} OR slug LIKE ${`${base}-%`})`
+            const taken = yield* sql`
+              SELECT slug FROM stacks WHERE organization_id = ${orgId}::uuid AND (slug = ${base} OR slug LIKE ${`${base}-%`})`.pipe(Effect.flatMap(stacksSlugRows))
             slug = freeSlug(base, new Set(taken.map((r) => r.slug)))
           }
           const [row] = yield* sql`
@@ -287,7 +295,7 @@ export class Stacks extends Context.Service<Stacks, {
           if (before === undefined) return yield* stackNotFound(id)
           const list = yield* items(id)
           // Its maintenance windows go with it (ON DELETE CASCADE); the entry says which.
-          const windows = yield* sql<{ id: string }>`SELECT id FROM maintenance_windows WHERE stack_id = ${id}::uuid ORDER BY created_at, id`
+          const windows = yield* sql`SELECT id FROM maintenance_windows WHERE stack_id = ${id}::uuid ORDER BY created_at, id`.pipe(Effect.flatMap(maintenanceWindowsIdRows))
           yield* sql`DELETE FROM stacks WHERE id = ${id}::uuid`
           yield* recordAudit(principal, {
             action: "stack.deleted",
@@ -312,13 +320,13 @@ export class Stacks extends Context.Service<Stacks, {
           // The schema guarantees the one field `kind` names.
           const ref = input[itemField[input.kind]]!
           const [row] = yield* (input.kind === "component"
-            ? sql<{ id: string }>`
+            ? sql`
                 SELECT c.id FROM components c JOIN sources s ON s.id = c.source_id
-                WHERE c.id = ${ref}::uuid AND ((s.organization_id IS NULL AND s.enabled) OR s.organization_id = ${orgId}::uuid)`
+                WHERE c.id = ${ref}::uuid AND ((s.organization_id IS NULL AND s.enabled) OR s.organization_id = ${orgId}::uuid)`.pipe(Effect.flatMap(componentsIdRows))
             : input.kind === "source"
-            ? sql<{ id: string }>`
-                SELECT s.id FROM sources s WHERE s.key = ${ref} AND ((s.organization_id IS NULL AND s.enabled) OR s.organization_id = ${orgId}::uuid)`
-            : sql<{ id: string }>`SELECT m.id FROM monitors m WHERE m.id = ${ref}::uuid AND m.organization_id = ${orgId}::uuid`)
+            ? sql`
+                SELECT s.id FROM sources s WHERE s.key = ${ref} AND ((s.organization_id IS NULL AND s.enabled) OR s.organization_id = ${orgId}::uuid)`.pipe(Effect.flatMap(sourcesIdRows))
+            : sql`SELECT m.id FROM monitors m WHERE m.id = ${ref}::uuid AND m.organization_id = ${orgId}::uuid`.pipe(Effect.flatMap(monitorsIdRows)))
           if (row === undefined) {
             return yield* new NotFound({ field: itemField[input.kind], message: `no ${input.kind} ${ref} visible to this organization` })
           }
@@ -339,12 +347,12 @@ export class Stacks extends Context.Service<Stacks, {
           // A whole source takes as many places as it has components.
           const places = input.kind === "source" ? yield* sourceItemWeight(value) : 1
           yield* ensureWithinLimit(orgId, "max_components", places)
-          const [inserted] = yield* sql<{ id: string }>`
+          const [inserted] = yield* sql`
             INSERT INTO stack_items (stack_id, kind, ${sql(column)}, position)
             VALUES (${id}::uuid, ${input.kind}, ${value}::uuid,
               (SELECT coalesce(max(position) + 1, 0) FROM stack_items WHERE stack_id = ${id}::uuid))
             ON CONFLICT DO NOTHING
-            RETURNING id`
+            RETURNING id`.pipe(Effect.flatMap(stackItemsIdRows))
           if (inserted === undefined) return yield* alreadyIn()
           const [item] = yield* items(id, inserted.id)
           yield* recordAudit(principal, {

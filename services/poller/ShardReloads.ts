@@ -4,6 +4,9 @@ import { PollerShard } from "../domain/entities/PollerShard.ts"
 import { PollerConfig } from "./PollerConfig.ts"
 import { shardExpr } from "./SourceStore.ts"
 
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+
+
 /**
  * Tells the shards that own some sources to re-read them now, through the
  * cluster (the shard may run on another runner), so an edit made through the
