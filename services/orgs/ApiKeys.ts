@@ -38,6 +38,7 @@ const KeyRow = Schema.Struct({
 })
 type KeyRow = typeof KeyRow.Type
 const decodeKeys = rowsOf("api_keys", KeyRow)
+const decodeKeysWithHash = rowsOf("api_keys", Schema.Struct({ ...KeyRow.fields, key_hash: Schema.String }))
 
 const toApiKey = (row: KeyRow): ApiKey => ({
   id: row.id,
@@ -140,9 +141,9 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       const revoke = Effect.fn("ApiKeys.revoke")(function*(principal: Principal, id: string) {
         yield* requirePermission(principal, "members.manage")
         const revoked = yield* sql.withTransaction(Effect.gen(function*() {
-          const [before] = yield* sql<KeyRow & { key_hash: string }>`
+          const [before] = yield* sql`
             SELECT t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, t.key_hash, ${sql.literal(cursorAt)}
-            FROM api_keys t WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid FOR UPDATE`
+            FROM api_keys t WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid FOR UPDATE`.pipe(Effect.flatMap(decodeKeysWithHash))
           if (before === undefined) return undefined
           const [after] = yield* sql`
             UPDATE api_keys AS t SET revoked_at = coalesce(t.revoked_at, now()) WHERE t.id = ${id}::uuid
