@@ -12,7 +12,7 @@ import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 import type { Page } from "../domain/api/Paging.ts"
 
 /** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
-const apiKeysIdRoleOrganizationIdSlugPlanIdStaleRows = rowsOf("api_keys", Schema.Struct({
+const resolvedKeyRows = rowsOf("api_keys", Schema.Struct({
   id: Schema.String,
   role: Role,
   organization_id: Schema.String,
@@ -91,7 +91,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
             SELECT k.id, k.role, k.organization_id, o.slug, o.plan_id,
               k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute' AS stale
             FROM api_keys k JOIN organizations o ON o.id = k.organization_id
-            WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`.pipe(Effect.flatMap(apiKeysIdRoleOrganizationIdSlugPlanIdStaleRows), Effect.orDie)
+            WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`.pipe(Effect.flatMap(resolvedKeyRows), Effect.orDie)
           if (row === undefined) {
             cache.delete(hash)
             return undefined

@@ -16,7 +16,7 @@ import { defaultPageSize, type Page, pageOf } from "../domain/api/Paging.ts"
 
 /** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
 const ruleChannelsRuleIdRows = rowsOf("rule_channels", Schema.Struct({ rule_id: Schema.String }))
-const notificationRulesIdEscalationRows = rowsOf("notification_rules", Schema.Struct({
+const escalatingRuleRows = rowsOf("notification_rules", Schema.Struct({
   id: Schema.String,
   escalation: JsonColumn(Schema.Array(EscalationStep))
 }))
@@ -283,7 +283,7 @@ export class Channels extends Context.Service<Channels, {
           const escalating = yield* sql`
             SELECT id, escalation FROM notification_rules
             WHERE organization_id = ${principal.organization_id}::uuid AND escalation IS NOT NULL
-              AND strpos(escalation::text, ${id}) > 0 FOR UPDATE`.pipe(Effect.flatMap(notificationRulesIdEscalationRows))
+              AND strpos(escalation::text, ${id}) > 0 FOR UPDATE`.pipe(Effect.flatMap(escalatingRuleRows))
           for (const rule of escalating) {
             const steps = rule.escalation
               .map((s) => ({ ...s, channel_ids: s.channel_ids.filter((c) => c !== id) }))

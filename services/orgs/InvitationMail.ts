@@ -1,11 +1,13 @@
+import { Schema } from "effect"
 import type { Role } from "../domain/Organization.ts"
 
-/** The e-mail of an invitation: to the invited address, with the link that accepts it. */
-export interface InvitationMail {
-  readonly to: string
-  readonly subject: string
-  readonly text: string
-}
+/** The e-mail of an invitation: to the invited address, with the link that accepts it (stored sealed, as JSON). */
+export const InvitationMail = Schema.Struct({
+  to: Schema.String,
+  subject: Schema.String,
+  text: Schema.String
+})
+export type InvitationMail = typeof InvitationMail.Type
 
 const roleWords: Readonly<Record<Role, string>> = {
   admin: "an Admin (everything, members and billing included)",

@@ -7,7 +7,7 @@ import { rowsOf, TextArrayColumn } from "../platform/Rows.ts"
 /** A count (`n`) of what a plan limit counts: an int, or a bigint (a BigInt or text, by driver). */
 export const countRows = rowsOf("plan limits", Schema.Struct({ n: Schema.Union([Schema.Number, Schema.NumberFromString, Schema.BigInt]) }))
 const planMaxRows = rowsOf("plans", Schema.Struct({ plan: Schema.String, max: Schema.NullOr(Schema.Number) }))
-const organizationsPlanChannelTypesMaxChannelsPerRuleRows = rowsOf("organizations", Schema.Struct({
+const channelAllowanceRows = rowsOf("organizations", Schema.Struct({
   plan: Schema.String,
   channel_types: TextArrayColumn(Schema.String),
   max_channels_per_rule: Schema.NullOr(Schema.Number)
@@ -80,7 +80,7 @@ export const channelAllowance = (organizationId: string) =>
     const sql = yield* SqlClient
     const [row] = yield* sql`
       SELECT p.name AS plan, p.channel_types, p.max_channels_per_rule FROM organizations o JOIN plans p ON p.id = o.plan_id
-      WHERE o.id = ${organizationId}::uuid`.pipe(Effect.flatMap(organizationsPlanChannelTypesMaxChannelsPerRuleRows), Effect.orDie)
+      WHERE o.id = ${organizationId}::uuid`.pipe(Effect.flatMap(channelAllowanceRows), Effect.orDie)
     const types = [...(row?.channel_types ?? [])]
     return { plan: row?.plan ?? "", channelTypes: types, maxChannelsPerRule: row?.max_channels_per_rule ?? null }
   })

@@ -17,7 +17,7 @@ const stacksIdRows = rowsOf("stacks", Schema.Struct({ id: Schema.String }))
 const componentsIdRows = rowsOf("components", Schema.Struct({ id: Schema.String }))
 const monitorsIdRows = rowsOf("monitors", Schema.Struct({ id: Schema.String }))
 const channelsIdRows = rowsOf("channels", Schema.Struct({ id: Schema.String }))
-const organizationsNameFeaturesChannelTypesMaxRows = rowsOf("organizations", Schema.Struct({
+const planFeatureRows = rowsOf("organizations", Schema.Struct({
   name: Schema.String,
   features: TextArrayColumn(Schema.String),
   channel_types: TextArrayColumn(Schema.String),
@@ -178,7 +178,7 @@ export class Rules extends Context.Service<Rules, {
       const checkPlan = Effect.fnUntraced(function*(principal: Principal, rule: RuleInput, touched: Touched) {
         const [plan] = yield* sql`
           SELECT p.name, to_jsonb(p.features) AS features, to_jsonb(p.channel_types) AS channel_types, p.max_channels_per_rule AS max
-          FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = ${principal.organization_id}::uuid`.pipe(Effect.flatMap(organizationsNameFeaturesChannelTypesMaxRows))
+          FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = ${principal.organization_id}::uuid`.pipe(Effect.flatMap(planFeatureRows))
         const features = new Set(plan?.features ?? [])
         if (touched.escalation && rule.escalation !== null && !features.has("escalation")) {
           return yield* new PlanLimitReached({
