@@ -175,7 +175,7 @@ export class Users extends Context.Service<Users, {
           FROM memberships m JOIN organizations o ON o.id = m.organization_id
           WHERE m.user_id = ${userId}::uuid
             AND ${organizationId === undefined ? sql`true` : sql`m.organization_id = ${organizationId}::uuid`}
-          ORDER BY lower(o.name), o.id`.pipe(Effect.flatMap(decodeMemberships), 
+          ORDER BY lower(o.name), o.id`.pipe(Effect.flatMap(decodeMemberships),
           Effect.map((rows) =>
             rows.map((r): UserOrganization => ({
               id: r.id,

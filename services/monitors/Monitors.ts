@@ -215,7 +215,7 @@ export class Monitors extends Context.Service<Monitors, {
       const selectOne = (organizationId: string, id: string, lock: boolean) =>
         sql`
           SELECT ${sql.literal(columns)} FROM monitors t
-          WHERE t.id = ${id}::uuid AND t.organization_id = ${organizationId}::uuid ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(Effect.flatMap(decodeMonitors), 
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${organizationId}::uuid ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(Effect.flatMap(decodeMonitors),
             Effect.map((rows) => rows[0])
           )
 

@@ -221,7 +221,7 @@ export class CustomSources extends Context.Service<CustomSources, {
       const selectOne = (organizationId: string, key: string, lock: boolean) =>
         sql`
           SELECT ${sql.literal(columns)} FROM sources t
-          WHERE t.key = ${key} AND t.organization_id = ${organizationId}::uuid ${sql.literal(lock ? "FOR UPDATE OF t" : "")}`.pipe(Effect.flatMap(decodeSources), 
+          WHERE t.key = ${key} AND t.organization_id = ${organizationId}::uuid ${sql.literal(lock ? "FOR UPDATE OF t" : "")}`.pipe(Effect.flatMap(decodeSources),
             Effect.map((rows) => rows[0])
           )
 

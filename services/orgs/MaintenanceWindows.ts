@@ -78,7 +78,7 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows, {
       const windowRow = (orgId: string, id: string, lock = false) =>
         sql`
           SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)} FROM maintenance_windows t
-          WHERE t.id = ${id}::uuid AND t.organization_id = ${orgId}::uuid ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(Effect.flatMap(decodeWindows), 
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${orgId}::uuid ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(Effect.flatMap(decodeWindows),
           Effect.map((rows) => rows[0])
         )
 

@@ -141,7 +141,7 @@ export class Rules extends Context.Service<Rules, {
       const load = (principal: Principal, id: string) =>
         sql`
           SELECT ${sql.literal(ruleColumns)} FROM notification_rules t
-          WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid`.pipe(Effect.flatMap(decodeRules), 
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid`.pipe(Effect.flatMap(decodeRules),
           Effect.map((rows) => (rows[0] === undefined ? undefined : toRule(rows[0]))),
           Effect.orDie
         )

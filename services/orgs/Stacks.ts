@@ -181,7 +181,7 @@ export class Stacks extends Context.Service<Stacks, {
       const stackRow = (orgId: string, id: string, lock = false) =>
         sql`
           SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)} FROM stacks t
-          WHERE t.id = ${id}::uuid AND t.organization_id = ${orgId}::uuid ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(Effect.flatMap(decodeStacks), 
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${orgId}::uuid ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(Effect.flatMap(decodeStacks),
           Effect.map((rows) => rows[0])
         )
 

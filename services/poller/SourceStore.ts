@@ -165,7 +165,7 @@ export class SourceStore extends Context.Service<SourceStore, {
                 'components', (SELECT jsonb_object_agg(c.external_id, ${sql.literal(isoOf("coalesce(c.last_changed_at, c.updated_at)"))})
                   FROM components c WHERE c.source_id = s.id))) AS observation
             FROM sources s
-            WHERE s.id = ANY(${missing}::uuid[]) AND EXISTS (SELECT 1 FROM components c WHERE c.source_id = s.id)`.pipe(Effect.flatMap(decodeObservationRows), 
+            WHERE s.id = ANY(${missing}::uuid[]) AND EXISTS (SELECT 1 FROM components c WHERE c.source_id = s.id)`.pipe(Effect.flatMap(decodeObservationRows),
             Effect.orDie
           )
           for (const row of [...rows, ...rebuilt]) {
