@@ -1,7 +1,7 @@
 import { Config, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { ChannelType, NotificationPayload } from "../domain/Channel.ts"
-import { JsonColumn, rowsOf } from "../platform/Rows.ts"
+import { JsonColumn, recordOf, rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { type Destination, Message, type SendResult } from "./Sender.ts"
 
@@ -53,6 +53,9 @@ const Previous = Schema.Struct({
   delivered_at: Schema.NullOr(Schema.String)
 })
 type Previous = typeof Previous.Type
+
+/** The sealed secret settings of a channel: JSON of an object. */
+const sealedSettings = recordOf("channels", Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown)))
 
 /** A delivery as the claim returns it, with its channel; jsonb columns decoded once, here. */
 const decodeClaimed = rowsOf("deliveries", Schema.Struct({
@@ -213,7 +216,7 @@ export class Outbox extends Context.Service<Outbox, {
               message: row.message,
               thread_ts: threadOf(row.previous),
               destination: usable
-                ? { type: row.type, name: row.name, settings: { ...row.settings, ...JSON.parse(secrets.success) } } as Destination
+                ? { type: row.type, name: row.name, settings: { ...row.settings, ...sealedSettings(secrets.success) } } as Destination
                 : undefined,
               unusable: !row.enabled ? "channel is disabled" : secrets._tag === "Failure" ? secrets.failure.message : ""
             } satisfies Claimed

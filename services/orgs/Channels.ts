@@ -35,6 +35,8 @@ const ChannelRow = Schema.Struct({
 type ChannelRow = typeof ChannelRow.Type
 const decodeChannels = rowsOf("channels", ChannelRow)
 const decodeChannelsWithSecrets = rowsOf("channels", Schema.Struct({ ...ChannelRow.fields, secrets: Schema.NullOr(Schema.Uint8Array) }))
+/** The sealed secret settings: JSON of an object, decoded by a Schema compiled once. */
+const sealedSettings = recordOf("channels", Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown)))
 /** The stored settings are the type's view: the record is checked against the API's Channel Schema, not cast. */
 const channelRecord = recordOf("channels", Channel)
 
@@ -197,8 +199,8 @@ export class Channels extends Context.Service<Channels, {
 
       const openSecrets = (sealed: Uint8Array | null) =>
         sealed === null
-          ? Effect.succeed({} as Record<string, unknown>)
-          : box.open(sealed).pipe(Effect.map((json) => JSON.parse(json) as Record<string, unknown>), Effect.orDie)
+          ? Effect.succeed<Record<string, unknown>>({})
+          : box.open(sealed).pipe(Effect.map(sealedSettings), Effect.orDie)
 
       const list = Effect.fn("Channels.list")(function*(principal: Principal, page: PageRequest) {
         yield* requirePermission(principal, "view")
