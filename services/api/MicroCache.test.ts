@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
+import { TestClock } from "effect/testing"
 import { makeMicroCache } from "./MicroCache.ts"
 
 const counter = () => {
@@ -8,13 +9,15 @@ const counter = () => {
 }
 
 describe("makeMicroCache", () => {
-  it.live("serves a fresh answer again within the TTL and recomputes after it", () =>
+  it.effect("serves a fresh answer again within the TTL and recomputes after it", () =>
     Effect.gen(function*() {
       const cached = makeMicroCache(80)
       const c = counter()
       assert.deepStrictEqual([yield* cached("k", c.compute), yield* cached("k", c.compute)], [1, 1])
       assert.strictEqual(yield* cached("other", c.compute), 2)
-      yield* Effect.sleep("120 millis")
+      yield* TestClock.adjust("79 millis")
+      assert.strictEqual(yield* cached("k", c.compute), 1)
+      yield* TestClock.adjust("1 millis")
       assert.strictEqual(yield* cached("k", c.compute), 3)
     }))
 

@@ -1,4 +1,4 @@
-import { Deferred, Effect, Exit } from "effect"
+import { Clock, Deferred, Effect, Exit } from "effect"
 
 interface Entry {
   readonly until: number
@@ -10,14 +10,15 @@ interface Entry {
  * answers computed less than `ttlMs` ago are served again, and concurrent
  * misses of one key share one computation. With `ttlMs` 0 nothing is cached.
  * Failures are cached like successes (an unknown key stays unknown for the
- * same short time); defects and interruptions are not.
+ * same short time); defects and interruptions are not. Time is the fiber's
+ * `Clock` (tests move it with `TestClock`).
  */
 export const makeMicroCache = (ttlMs: number, maxEntries = 10_000) => {
   const entries = new Map<string, Entry>()
   return <A, E, R>(key: string, compute: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
     if (ttlMs <= 0) return compute
-    return Effect.suspend(() => {
-      const now = Date.now()
+    return Clock.clockWith((clock) => {
+      const now = clock.currentTimeMillisUnsafe()
       const hit = entries.get(key)
       if (hit !== undefined && hit.until > now) return Deferred.await(hit.result as Deferred.Deferred<A, E>)
       if (entries.size >= maxEntries) {

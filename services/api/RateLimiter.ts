@@ -1,4 +1,4 @@
-import { Config, Context, Effect, Layer } from "effect"
+import { Clock, Config, Context, Effect, Layer } from "effect"
 import { Bus } from "../platform/Bus.ts"
 
 export interface RateDecision {
@@ -20,7 +20,8 @@ const localForMs = 5_000
  * While the bus is down (or slower than 250 ms) each process counts on its
  * own, with the same limit, for the next 5 s before it asks the bus again:
  * the API neither fails nor goes unlimited; with N processes a key may get
- * up to N times its limit during the outage (decision 0007).
+ * up to N times its limit during the outage (decision 0007). Windows are
+ * read from the fiber's `Clock`.
  */
 export class RateLimiter extends Context.Service<RateLimiter, {
   take(subject: string): Effect.Effect<RateDecision>
@@ -45,7 +46,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
       return RateLimiter.of({
         take: (subject) =>
           Effect.gen(function*() {
-            const now = Date.now()
+            const now = yield* Clock.currentTimeMillis
             const window = Math.floor(now / windowMs)
             const decide = (count: number) => ({
               allowed: count <= perMinute,

@@ -1,6 +1,10 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
+import { rowsOf } from "../platform/Rows.ts"
+
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const alertsUrlRows = rowsOf("alerts", Schema.Struct({ url: Schema.NullOr(Schema.String) }))
 
 const codePattern = /^[A-Za-z0-9_-]{8,16}$/
 
@@ -16,7 +20,7 @@ export const ShortLinkRoutes = HttpRouter.use(Effect.fn(function*(router) {
     const params = yield* HttpRouter.params
     const code = params["code"] ?? ""
     const [row] = codePattern.test(code)
-      ? yield* sql<{ url: string | null }>`SELECT message ->> 'url' AS url FROM alerts WHERE short_code = ${code}`.pipe(Effect.orDie)
+      ? yield* sql`SELECT message ->> 'url' AS url FROM alerts WHERE short_code = ${code}`.pipe(Effect.flatMap(alertsUrlRows), Effect.orDie)
       : []
     if (row?.url == null) {
       return yield* HttpServerResponse.json({ code: "not_found", message: "no alert has this link", field: "code" }, { status: 404 })

@@ -8,7 +8,7 @@ import { MaintenanceStatus } from "../domain/Snapshot.ts"
 import { CategoryId, CheckClass, SourceKey } from "../domain/Source.ts"
 import { ComponentStatus, IncidentImpact, IncidentStatus, SourceStatus } from "../domain/Status.ts"
 import { decodeCursor, encodeCursor, type PageRequest } from "../orgs/Paging.ts"
-import { defaultPageSize } from "../domain/api/Paging.ts"
+import { defaultPageSize, type Page, pageOf } from "../domain/api/Paging.ts"
 
 const isSourceKey = Schema.is(SourceKey)
 
@@ -29,16 +29,18 @@ export interface ListOptions {
   readonly limit: number
 }
 
-export interface SourcePage {
-  readonly sources: ReadonlyArray<Source>
-  /** Whether sources follow the last one of this page. */
-  readonly more: boolean
-}
+/**
+ * The cursor of `GET /sources`: base64url of the last key of the previous page. Opaque to
+ * clients, so the encoding may change; decoding checks it is a well-formed key.
+ */
+const SourceCursor = Schema.StringFromBase64Url.pipe(Schema.decodeTo(SourceKey))
+export const decodeSourceCursor = Schema.decodeUnknownEffect(SourceCursor)
+const encodeSourceCursor = Schema.encodeSync(SourceCursor)
 
 /** Read access to the sources the unauthenticated API may show: enabled catalog sources. */
 export class Sources extends Context.Service<Sources, {
   /** A page of sources ordered by key. */
-  list(options: ListOptions): Effect.Effect<SourcePage>
+  list(options: ListOptions): Effect.Effect<Page<Source>>
   get(key: string): Effect.Effect<Source, SourceNotFound>
   /** The source's components as a tree: roots and each node's children ordered by position. */
   components(key: string): Effect.Effect<ReadonlyArray<Component>, SourceNotFound>
@@ -88,7 +90,7 @@ export class Sources extends Context.Service<Sources, {
       }
       // One row more than the page tells whether another page follows.
       const rows = yield* select(where, options.limit + 1)
-      return { sources: rows.slice(0, options.limit), more: rows.length > options.limit }
+      return pageOf(rows, options.limit, (last) => encodeSourceCursor(SourceKey.make(last.key)), (source) => source)
     }, Effect.orDie)
 
     // A malformed key names no source; it never reaches the database (a NUL would fail the query).
@@ -148,32 +150,27 @@ export class Sources extends Context.Service<Sources, {
           Effect.orDie
         )
       const components = yield* linked("incident_components", "incident_id", ids).pipe(Effect.orDie)
-      const last = shown.at(-1)
-      return {
-        data: shown.map((r): Incident => ({
-          id: r.id,
-          provider_id: r.external_id,
-          title: r.title,
-          status: r.status,
-          impact: r.impact,
-          url: r.url,
-          region: r.region,
-          started_at: r.started_at,
-          updated_at: r.updated_at,
-          resolved_at: r.resolved_at,
-          update_count: r.update_count,
-          updates: (updates.get(r.id) ?? []).map((u) => ({
-            id: u.id,
-            provider_id: u.external_id,
-            status: u.status,
-            body: u.body,
-            created_at: u.created_at
-          })),
-          components: components.get(r.id) ?? []
+      return pageOf(rows, limit, (last) => encodeCursor({ at: last.cursor_at, id: last.id }), (r): Incident => ({
+        id: r.id,
+        provider_id: r.external_id,
+        title: r.title,
+        status: r.status,
+        impact: r.impact,
+        url: r.url,
+        region: r.region,
+        started_at: r.started_at,
+        updated_at: r.updated_at,
+        resolved_at: r.resolved_at,
+        update_count: r.update_count,
+        updates: (updates.get(r.id) ?? []).map((u) => ({
+          id: u.id,
+          provider_id: u.external_id,
+          status: u.status,
+          body: u.body,
+          created_at: u.created_at
         })),
-        next_cursor: rows.length > limit && last !== undefined ? encodeCursor({ at: last.cursor_at, id: last.id }) : null,
-        limit
-      }
+        components: components.get(r.id) ?? []
+      }))
     })
 
     const maintenances = Effect.fn("Sources.maintenances")(function*(key: string, page: PageRequest) {
@@ -189,21 +186,16 @@ export class Sources extends Context.Service<Sources, {
         LIMIT ${limit + 1}`.pipe(Effect.flatMap(decodeMaintenances), Effect.orDie)
       const shown = rows.slice(0, limit)
       const components = yield* linked("maintenance_components", "maintenance_id", shown.map((r) => r.id)).pipe(Effect.orDie)
-      const last = shown.at(-1)
-      return {
-        data: shown.map((r): ProviderMaintenance => ({
-          id: r.id,
-          provider_id: r.external_id,
-          title: r.title,
-          status: r.status,
-          url: r.url,
-          scheduled_for: r.scheduled_for,
-          scheduled_until: r.scheduled_until,
-          components: components.get(r.id) ?? []
-        })),
-        next_cursor: rows.length > limit && last !== undefined ? encodeCursor({ at: last.cursor_at, id: last.id }) : null,
-        limit
-      }
+      return pageOf(rows, limit, (last) => encodeCursor({ at: last.cursor_at, id: last.id }), (r): ProviderMaintenance => ({
+        id: r.id,
+        provider_id: r.external_id,
+        title: r.title,
+        status: r.status,
+        url: r.url,
+        scheduled_for: r.scheduled_for,
+        scheduled_until: r.scheduled_until,
+        components: components.get(r.id) ?? []
+      }))
     })
 
     // Public catalog reads are the same for every caller and change at most once per check: a

@@ -7,6 +7,16 @@ import { adapters, isProviderId } from "../adapters/registry.ts"
 import { CategoryId, CheckClass, checkClassIntervalSeconds, keyFromName, SourceKey } from "../domain/Source.ts"
 import { formatCsv, parseCsv } from "./Csv.ts"
 import { syntheticSpecs, syntheticUrl } from "./Synthetic.ts"
+import { rowsOf } from "../platform/Rows.ts"
+
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const sourcesIdKeyInsertedRows = rowsOf("sources", Schema.Struct({
+  id: Schema.String,
+  key: Schema.String,
+  inserted: Schema.Boolean
+}))
+const sourcesNRows = rowsOf("sources", Schema.Struct({ n: Schema.Number }))
+const sourcesKeyRows = rowsOf("sources", Schema.Struct({ key: Schema.String }))
 
 export class CatalogError extends Schema.TaggedError<CatalogError>()("CatalogError", {
   message: Schema.String,
@@ -218,7 +228,7 @@ export const load = Effect.fn("Catalog.load")(function*(entries: ReadonlyArray<C
         synthetic: e.synthetic
       }))
       if (!Arr.isReadonlyArrayNonEmpty(rows)) continue
-      const result = yield* sql<{ id: string; key: string; inserted: boolean }>`
+      const result = yield* sql`
         INSERT INTO sources ${sql.insert(rows)}
         ON CONFLICT (key) DO UPDATE SET
           name = EXCLUDED.name, description = EXCLUDED.description,
@@ -227,7 +237,7 @@ export const load = Effect.fn("Catalog.load")(function*(entries: ReadonlyArray<C
           logo_url = EXCLUDED.logo_url, check_class = EXCLUDED.check_class,
           poll_interval_s = EXCLUDED.poll_interval_s, synthetic = EXCLUDED.synthetic, updated_at = now()
         WHERE sources.kind = 'catalog'
-        RETURNING id, key, (xmax = 0) AS inserted`
+        RETURNING id, key, (xmax = 0) AS inserted`.pipe(Effect.flatMap(sourcesIdKeyInsertedRows))
       if (result.length < rows.length) {
         const done = new Set(result.map((r) => r.key))
         const clash = batch.find((e) => !done.has(e.key))
@@ -252,7 +262,7 @@ export const load = Effect.fn("Catalog.load")(function*(entries: ReadonlyArray<C
 /** Loads the real seed when no real catalog source exists yet; returns how many it added. */
 export const seedIfEmpty = Effect.fn("Catalog.seedIfEmpty")(function*() {
   const sql = yield* SqlClient
-  const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM sources WHERE kind = 'catalog' AND NOT synthetic`
+  const [row] = yield* sql`SELECT count(*)::int AS n FROM sources WHERE kind = 'catalog' AND NOT synthetic`.pipe(Effect.flatMap(sourcesNRows))
   if ((row?.n ?? 0) > 0) return 0
   const { inserted } = yield* load(yield* realSeed())
   return inserted
@@ -273,14 +283,14 @@ export const enableSynthetic = Effect.fn("Catalog.enableSynthetic")(function*(en
     yield* load(synthetic)
     const keys = synthetic.map((e) => e.key as string)
     // Semi-joins on the key list (hashed), not `key = ANY(...)` per row: 4,100 keys against 4,100 rows.
-    const enabled = yield* sql<{ key: string }>`
+    const enabled = yield* sql`
       UPDATE sources SET enabled = true, poll_url = NULL, updated_at = now()
       WHERE synthetic AND key IN (SELECT unnest(${keys}::text[])) AND (NOT enabled OR poll_url IS NOT NULL)
-      RETURNING key`
-    const disabled = yield* sql<{ key: string }>`
+      RETURNING key`.pipe(Effect.flatMap(sourcesKeyRows))
+    const disabled = yield* sql`
       UPDATE sources SET enabled = false, updated_at = now()
       WHERE synthetic AND enabled AND key NOT IN (SELECT unnest(${keys}::text[]))
-      RETURNING key`
+      RETURNING key`.pipe(Effect.flatMap(sourcesKeyRows))
     return { enabled: keys.length, changed: enabled.length + disabled.length }
   }))
 })
@@ -292,8 +302,8 @@ export const enableSynthetic = Effect.fn("Catalog.enableSynthetic")(function*(en
  */
 export const disableSynthetic = Effect.fn("Catalog.disableSynthetic")(function*() {
   const sql = yield* SqlClient
-  const rows = yield* sql<{ key: string }>`
-    UPDATE sources SET enabled = false, updated_at = now() WHERE synthetic AND enabled RETURNING key`
+  const rows = yield* sql`
+    UPDATE sources SET enabled = false, updated_at = now() WHERE synthetic AND enabled RETURNING key`.pipe(Effect.flatMap(sourcesKeyRows))
   return rows.length
 })
 

@@ -92,3 +92,38 @@ export type MonitorEvent = typeof MonitorEvent.Type
 /** Everything on the event stream; the notifier tells them apart by `type` (or by `source` vs `monitor`). */
 export const StreamEvent = Schema.Union([StatusEvent, MonitorEvent])
 export type StreamEvent = typeof StreamEvent.Type
+
+/** A delta message on `sg:deltas`: a source's new status. */
+export const SourceDelta = Schema.Struct({
+  kind: Schema.Literal("source"),
+  key: Schema.String,
+  status: Schema.String,
+  previous_status: Schema.NullOr(Schema.String),
+  components: Schema.Array(Schema.Struct({ id: Schema.String, status: Schema.String })),
+  /** Ids of the events written to `sg:events` with this change. */
+  events: Schema.Array(Schema.String),
+  at: Schema.String
+})
+export type SourceDelta = typeof SourceDelta.Type
+
+/** A delta message on `sg:deltas` for a website monitor whose state changed. */
+export const MonitorDelta = Schema.Struct({
+  kind: Schema.Literal("monitor"),
+  id: Schema.String,
+  organization_id: Schema.String,
+  state: MonitorState,
+  previous_state: MonitorState,
+  events: Schema.Array(Schema.String),
+  at: Schema.String
+})
+export type MonitorDelta = typeof MonitorDelta.Type
+
+/** Everything on `sg:deltas`, told apart by `kind`. */
+export const Delta = Schema.Union([SourceDelta, MonitorDelta])
+export type Delta = typeof Delta.Type
+
+/** Decodes the JSON text of an `sg:events` entry's `payload` field (compiled once). */
+export const decodeStreamEvent = Schema.decodeUnknownResult(Schema.fromJsonString(StreamEvent))
+
+/** Decodes the JSON text of an `sg:deltas` message (compiled once). */
+export const decodeDelta = Schema.decodeUnknownResult(Schema.fromJsonString(Delta))

@@ -2,6 +2,7 @@ import { Config, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { NotFound } from "../domain/api/Errors.ts"
+import { rowsOf } from "../platform/Rows.ts"
 
 /**
  * 419 (spec: Errors, 1): the session is unknown, signed out, idle too long or
@@ -21,16 +22,19 @@ export class CsrfMismatch extends Schema.Error<CsrfMismatch>("CsrfMismatch")({
   message: Schema.String
 }, { httpApiStatus: 419, identifier: "CsrfMismatch" }) {}
 
-export interface Session {
+export const Session = Schema.Struct({
   /** SHA-256 of the token: what the table keys on, safe to log. */
-  readonly id: string
-  readonly user_id: string
-  readonly organization_id: string | null
-  readonly csrf_token: string
-  readonly created_at: Date
-  readonly expires_at: Date
-  readonly last_seen_at: Date
-}
+  id: Schema.String,
+  user_id: Schema.String,
+  organization_id: Schema.NullOr(Schema.String),
+  csrf_token: Schema.String,
+  created_at: Schema.Date,
+  expires_at: Schema.Date,
+  last_seen_at: Schema.Date
+})
+export type Session = typeof Session.Type
+const decodeSessions = rowsOf("sessions", Session)
+const decodeResolved = rowsOf("sessions", Schema.Struct({ ...Session.fields, ended: Schema.Boolean, stale: Schema.Boolean }))
 
 /** 32 random bytes, base64url: the cookie value (token) and the form value (csrf). */
 const newSecret = () => randomBytes(32).toString("base64url")
@@ -88,19 +92,19 @@ export class Sessions extends Context.Service<Sessions, {
       const create = Effect.fn("Sessions.create")(function*(userId: string, organizationId: string | null) {
         const token = newSecret()
         const csrf = newSecret()
-        const [row] = yield* sql<Session>`
+        const [row] = yield* sql`
           INSERT INTO sessions AS s (id, user_id, organization_id, csrf_token, expires_at)
           VALUES (${hashSessionToken(token)}, ${userId}::uuid, ${organizationId}::uuid, ${csrf}, now() + ${absoluteHours} * interval '1 hour')
-          RETURNING ${sql.literal(columns)}`.pipe(Effect.orDie)
+          RETURNING ${sql.literal(columns)}`.pipe(Effect.flatMap(decodeSessions), Effect.orDie)
         return { token, csrf, session: row! }
       })
 
       const resolve = Effect.fn("Sessions.resolve")(function*(token: string) {
         const id = hashSessionToken(token)
-        const [row] = yield* sql<Session & { ended: boolean; stale: boolean }>`
+        const [row] = yield* sql`
           SELECT ${sql.literal(columns)}, ${ended} AS ended,
             s.last_seen_at < now() - ${touchEverySeconds} * interval '1 second' AS stale
-          FROM sessions s WHERE s.id = ${id}`.pipe(Effect.orDie)
+          FROM sessions s WHERE s.id = ${id}`.pipe(Effect.flatMap(decodeResolved), Effect.orDie)
         if (row === undefined) return yield* new SessionExpired({ message: "you are signed out; sign in again" })
         if (row.ended) {
           yield* sql`DELETE FROM sessions WHERE id = ${id}`.pipe(Effect.orDie)
@@ -108,17 +112,17 @@ export class Sessions extends Context.Service<Sessions, {
         }
         const { ended: _, stale, ...session } = row
         if (!stale) return session
-        const [touched] = yield* sql<Session>`
-          UPDATE sessions AS s SET last_seen_at = now() WHERE s.id = ${id} RETURNING ${sql.literal(columns)}`.pipe(Effect.orDie)
+        const [touched] = yield* sql`
+          UPDATE sessions AS s SET last_seen_at = now() WHERE s.id = ${id} RETURNING ${sql.literal(columns)}`.pipe(Effect.flatMap(decodeSessions), Effect.orDie)
         return touched ?? session
       })
 
       const selectOrganization = Effect.fn("Sessions.selectOrganization")(function*(session: Session, organizationId: string) {
-        const [row] = yield* sql<Session>`
+        const [row] = yield* sql`
           UPDATE sessions AS s SET organization_id = m.organization_id
           FROM memberships m
           WHERE s.id = ${session.id} AND m.user_id = s.user_id AND m.organization_id = ${organizationId}::uuid
-          RETURNING ${sql.literal(columns)}`.pipe(Effect.orDie)
+          RETURNING ${sql.literal(columns)}`.pipe(Effect.flatMap(decodeSessions), Effect.orDie)
         if (row === undefined) {
           return yield* new NotFound({ field: "organization_id", message: `no organization ${organizationId} of this user` })
         }

@@ -1,11 +1,12 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { Conflict, InvalidParameter, NotFound, Unauthorized, Unprocessable } from "../domain/api/Errors.ts"
 import { emailPattern, maxEmailLength } from "../domain/api/Members.ts"
-import type { PlanId, Role } from "../domain/Organization.ts"
+import { PlanId, Role } from "../domain/Organization.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { recordAudit } from "../orgs/Audit.ts"
 import { Organizations } from "../orgs/Organizations.ts"
+import { rowsOf } from "../platform/Rows.ts"
 import * as Passwords from "./Passwords.ts"
 
 /** A user as the portal shows them: never the password hash. */
@@ -38,14 +39,25 @@ export interface ProviderIdentity {
 /** Password rules: 10 to 200 characters (code points); nothing else imposed (NIST SP 800-63B). */
 export const passwordLength = { min: 10, max: 200 } as const
 
-interface UserRow {
-  readonly id: string
-  readonly email: string
-  readonly name: string
-  readonly password_hash: string | null
-  readonly created_at: Date
-  readonly last_login_at: Date | null
-}
+const UserRow = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  name: Schema.String,
+  password_hash: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  last_login_at: Schema.NullOr(Schema.Date)
+})
+type UserRow = typeof UserRow.Type
+const decodeUsers = rowsOf("users", UserRow)
+const decodeUsersWithIdentity = rowsOf("users", Schema.Struct({ ...UserRow.fields, has_identity: Schema.Boolean }))
+const decodeMemberships = rowsOf("memberships", Schema.Struct({
+  id: Schema.String,
+  slug: Schema.String,
+  name: Schema.String,
+  plan_id: PlanId,
+  role: Role,
+  created_at: Schema.Date
+}))
 
 const toUser = (row: UserRow): User => ({
   id: row.id,
@@ -125,9 +137,9 @@ export class Users extends Context.Service<Users, {
         }
         const name = yield* validName(rawName, "name")
         const hash = yield* Passwords.hash(password)
-        const [row] = yield* sql<UserRow>`
+        const [row] = yield* sql`
           INSERT INTO users AS u (email, name, password_hash) VALUES (${email}, ${name}, ${hash})
-          ON CONFLICT DO NOTHING RETURNING ${sql.literal(userColumns)}`.pipe(Effect.orDie)
+          ON CONFLICT DO NOTHING RETURNING ${sql.literal(userColumns)}`.pipe(Effect.flatMap(decodeUsers), Effect.orDie)
         if (row === undefined) return yield* new Conflict({ field: "email", message: `an account with ${email} exists; sign in instead` })
         return toUser(row)
       })
@@ -136,8 +148,8 @@ export class Users extends Context.Service<Users, {
         // No stored password is longer than the rules allow: refuse at once rather than hash a huge input.
         if ([...password].length > passwordLength.max) return yield* wrongCredentials()
         const email = normalizeEmail(rawEmail)
-        const [row] = yield* sql<UserRow>`
-          SELECT ${sql.literal(userColumns)} FROM users u WHERE lower(u.email) = ${email}`.pipe(Effect.orDie)
+        const [row] = yield* sql`
+          SELECT ${sql.literal(userColumns)} FROM users u WHERE lower(u.email) = ${email}`.pipe(Effect.flatMap(decodeUsers), Effect.orDie)
         if (row === undefined || row.password_hash === null) {
           yield* Passwords.verify(password, yield* decoy)
           return yield* wrongCredentials()
@@ -145,25 +157,25 @@ export class Users extends Context.Service<Users, {
         if (!(yield* Passwords.verify(password, row.password_hash))) return yield* wrongCredentials()
         // The password is at hand only now: the moment to move an old hash to the current parameters.
         const rehash = Passwords.needsRehash(row.password_hash) ? yield* Passwords.hash(password) : null
-        const [updated] = yield* sql<UserRow>`
+        const [updated] = yield* sql`
           UPDATE users AS u SET last_login_at = now(), password_hash = coalesce(${rehash}, u.password_hash)
-          WHERE u.id = ${row.id}::uuid RETURNING ${sql.literal(userColumns)}`.pipe(Effect.orDie)
+          WHERE u.id = ${row.id}::uuid RETURNING ${sql.literal(userColumns)}`.pipe(Effect.flatMap(decodeUsers), Effect.orDie)
         return toUser(updated ?? row)
       })
 
       const get = Effect.fn("Users.get")(function*(userId: string) {
-        const [row] = yield* sql<UserRow>`SELECT ${sql.literal(userColumns)} FROM users u WHERE u.id = ${userId}::uuid`.pipe(Effect.orDie)
+        const [row] = yield* sql`SELECT ${sql.literal(userColumns)} FROM users u WHERE u.id = ${userId}::uuid`.pipe(Effect.flatMap(decodeUsers), Effect.orDie)
         if (row === undefined) return yield* new NotFound({ field: "user_id", message: `no user ${userId}` })
         return toUser(row)
       })
 
       const membershipsOf = (userId: string, organizationId?: string) =>
-        sql<{ id: string; slug: string; name: string; plan_id: PlanId; role: Role; created_at: Date }>`
+        sql`
           SELECT o.id, o.slug, o.name, o.plan_id, m.role, m.created_at
           FROM memberships m JOIN organizations o ON o.id = m.organization_id
           WHERE m.user_id = ${userId}::uuid
             AND ${organizationId === undefined ? sql`true` : sql`m.organization_id = ${organizationId}::uuid`}
-          ORDER BY lower(o.name), o.id`.pipe(
+          ORDER BY lower(o.name), o.id`.pipe(Effect.flatMap(decodeMemberships),
           Effect.map((rows) =>
             rows.map((r): UserOrganization => ({
               id: r.id,
@@ -223,10 +235,10 @@ export class Users extends Context.Service<Users, {
 
       const signInWithIdentity = Effect.fn("Users.signInWithIdentity")(function*(provider: string, identity: ProviderIdentity) {
         return yield* sql.withTransaction(Effect.gen(function*() {
-          const [linked] = yield* sql<UserRow>`
+          const [linked] = yield* sql`
             UPDATE users AS u SET last_login_at = now() FROM user_identities i
             WHERE i.provider = ${provider} AND i.subject = ${identity.subject} AND u.id = i.user_id
-            RETURNING ${sql.literal(userColumns)}`
+            RETURNING ${sql.literal(userColumns)}`.pipe(Effect.flatMap(decodeUsers))
           if (linked !== undefined) return { user: toUser(linked), created: false, linked: false }
 
           const email = identity.email === null ? "" : normalizeEmail(identity.email)
@@ -237,22 +249,22 @@ export class Users extends Context.Service<Users, {
             })
           }
           const name = (identity.name ?? "").trim().slice(0, 200)
-          const [inserted] = yield* sql<UserRow>`
+          const [inserted] = yield* sql`
             INSERT INTO users AS u (email, name, last_login_at) VALUES (${email}, ${name}, now())
-            ON CONFLICT DO NOTHING RETURNING ${sql.literal(userColumns)}`
+            ON CONFLICT DO NOTHING RETURNING ${sql.literal(userColumns)}`.pipe(Effect.flatMap(decodeUsers))
           let user = inserted
           if (user === undefined) {
             // An account with this address exists. The provider proved the address belongs to this person, but
             // whoever set the account's password did not (sign-up does not verify addresses): on its first link,
             // drop that password and its sessions, so an account made in advance with someone else's address
             // does not stay open to its maker.
-            const [existing] = yield* sql<UserRow & { has_identity: boolean }>`
+            const [existing] = yield* sql`
               SELECT ${sql.literal(userColumns)}, EXISTS (SELECT 1 FROM user_identities i WHERE i.user_id = u.id) AS has_identity
-              FROM users u WHERE lower(u.email) = ${email} FOR UPDATE`
+              FROM users u WHERE lower(u.email) = ${email} FOR UPDATE`.pipe(Effect.flatMap(decodeUsersWithIdentity))
             const dropPassword = !existing!.has_identity && existing!.password_hash !== null
-            const [updated] = yield* sql<UserRow>`
+            const [updated] = yield* sql`
               UPDATE users AS u SET last_login_at = now(), password_hash = CASE WHEN ${dropPassword} THEN NULL ELSE u.password_hash END
-              WHERE u.id = ${existing!.id}::uuid RETURNING ${sql.literal(userColumns)}`
+              WHERE u.id = ${existing!.id}::uuid RETURNING ${sql.literal(userColumns)}`.pipe(Effect.flatMap(decodeUsers))
             if (dropPassword) yield* sql`DELETE FROM sessions WHERE user_id = ${existing!.id}::uuid`
             user = updated!
           }

@@ -1,34 +1,34 @@
-import type { MonitorAuth } from "../domain/Monitor.ts"
+import { Schema } from "effect"
+import { CheckType, HttpMethod, KeywordMode, type MonitorAuth } from "../domain/Monitor.ts"
+import { IntArrayColumn, JsonColumn } from "../platform/Rows.ts"
 import type { MonitorSettings } from "./Validate.ts"
 
-/** The settings columns of a `monitors` row, as the PostgreSQL driver returns them. */
-export interface MonitorSettingsRow {
-  readonly name: string
-  readonly url: string
-  readonly check_type: MonitorSettings["check_type"]
-  readonly method: MonitorSettings["method"]
-  readonly interval_s: number
-  readonly alert_threshold: number
-  readonly timeout_ms: number
-  readonly expected_status: string
-  readonly headers: unknown
-  readonly body: string | null
-  readonly keyword: string | null
-  readonly keyword_mode: MonitorSettings["keyword_mode"]
-  readonly degraded_after_ms: number | null
-  readonly ssl_expiry_days: ReadonlyArray<number> | string
-  readonly follow_redirects: boolean
-  readonly tls_verify: boolean
-  readonly state: string
-}
-
-/** PostgreSQL arrays may arrive as text ("{30,14}") depending on the driver. */
-export const intArray = (value: ReadonlyArray<number> | string): Array<number> =>
-  typeof value === "string" ? value.replace(/[{}]/g, "").split(",").filter((s) => s !== "").map(Number) : value.map(Number)
-
-/** jsonb may arrive parsed or as text. */
-export const headersOf = (value: unknown): Record<string, string> =>
-  (typeof value === "string" ? JSON.parse(value) : value) as Record<string, string>
+/**
+ * The settings columns of a `monitors` row: the one row Schema the API
+ * (services/monitors/Monitors.ts) and the shards (services/poller/MonitorStore.ts)
+ * extend with the columns they read; headers (jsonb) and the expiry days (int[])
+ * are decoded once, here.
+ */
+export const MonitorSettingsRow = Schema.Struct({
+  name: Schema.String,
+  url: Schema.String,
+  check_type: CheckType,
+  method: HttpMethod,
+  interval_s: Schema.Number,
+  alert_threshold: Schema.Number,
+  timeout_ms: Schema.Number,
+  expected_status: Schema.String,
+  headers: JsonColumn(Schema.Record(Schema.String, Schema.String)),
+  body: Schema.NullOr(Schema.String),
+  keyword: Schema.NullOr(Schema.String),
+  keyword_mode: KeywordMode,
+  degraded_after_ms: Schema.NullOr(Schema.Number),
+  ssl_expiry_days: IntArrayColumn,
+  follow_redirects: Schema.Boolean,
+  tls_verify: Schema.Boolean,
+  state: Schema.String
+})
+export type MonitorSettingsRow = typeof MonitorSettingsRow.Type
 
 /**
  * A stored monitor's settings, in the shape `validateMonitor` produces:
@@ -44,13 +44,13 @@ export const settingsOfRow = (row: MonitorSettingsRow, auth: MonitorAuth | undef
   timeout: row.timeout_ms,
   expected_status: row.expected_status,
   method: row.method,
-  headers: headersOf(row.headers),
+  headers: row.headers,
   ...(auth ? { auth } : {}),
   ...(row.body !== null ? { body: row.body } : {}),
   ...(row.keyword !== null ? { keyword: row.keyword } : {}),
   keyword_mode: row.keyword_mode,
   ...(row.degraded_after_ms !== null ? { degraded_after_ms: row.degraded_after_ms } : {}),
-  ssl_expiry_days: intArray(row.ssl_expiry_days).toSorted((a, b) => b - a),
+  ssl_expiry_days: row.ssl_expiry_days.toSorted((a, b) => b - a),
   follow_redirects: row.follow_redirects,
   tls_verify: row.tls_verify,
   paused: row.state === "paused"

@@ -1,11 +1,16 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "effect/sql/SqlClient"
-import type { NotificationPayload } from "../domain/Channel.ts"
-import type { AlertLevel } from "../domain/Rule.ts"
+import { NotificationPayload } from "../domain/Channel.ts"
+import { AlertLevel, EscalationStep } from "../domain/Rule.ts"
+import { JsonColumn, rowsOf } from "../platform/Rows.ts"
 import { links } from "./Compose.ts"
-import { escalationMessage, type GroupItem, groupMessage, withAckLink } from "./Compose.ts"
-import type { Message } from "./Sender.ts"
+import { escalationMessage, GroupItem, groupMessage, withAckLink } from "./Compose.ts"
+import { Message } from "./Sender.ts"
+
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const deliveriesIdRows = rowsOf("deliveries", Schema.Struct({ id: Schema.String }))
+const channelsIdRows = rowsOf("channels", Schema.Struct({ id: Schema.String }))
 
 /**
  * The engine's records in PostgreSQL: alerts (with their deliveries,
@@ -13,13 +18,8 @@ import type { Message } from "./Sender.ts"
  * runs inside the caller's transaction when there is one.
  */
 
-/** jsonb and arrays arrive parsed from the PostgreSQL server and as text from some drivers. */
-export const fromJson = <A>(value: unknown): A => (typeof value === "string" ? JSON.parse(value) as A : value as A)
-
-export interface EscalationStep {
-  readonly delay_s: number
-  readonly channel_ids: ReadonlyArray<string>
-}
+/** A rule's escalation column: its steps, or null. */
+const Escalation = Schema.NullOr(JsonColumn(Schema.Array(EscalationStep)))
 
 /** How to link back: the service's public URL, and the signer of acknowledgment links. */
 export interface LinkContext {
@@ -46,7 +46,7 @@ export interface NewAlert {
   /** `<key>:<channel id>` is each delivery's idempotency key: the same event to the same channel is sent once. */
   readonly key: string
   readonly channel_ids: ReadonlyArray<string>
-  readonly escalation: ReadonlyArray<EscalationStep> | null
+  readonly escalation: ReadonlyArray<typeof EscalationStep.Type> | null
 }
 
 /**
@@ -70,13 +70,13 @@ const insertDeliveries = (
   Effect.gen(function*() {
     if (channelIds.length === 0) return 0
     const sql = yield* SqlClient
-    const rows = yield* sql<{ id: string }>`
+    const rows = yield* sql`
       INSERT INTO deliveries (organization_id, rule_id, channel_id, event_id, event_type, idempotency_key, order_key, payload, message, alert_id)
       SELECT ${alert.organization_id}::uuid, ${alert.rule_id}::uuid, c.id, ${alert.event_id}, ${alert.trigger},
         ${key} || ':' || c.id, ${alert.subject}, NULL, ${message === undefined ? null : JSON.stringify(message)}::jsonb, ${alert.id}::uuid
       FROM channels c WHERE c.id IN ${sql.in(channelIds)} AND c.organization_id = ${alert.organization_id}::uuid
       ON CONFLICT (idempotency_key) DO NOTHING
-      RETURNING id`
+      RETURNING id`.pipe(Effect.flatMap(deliveriesIdRows))
     return rows.length
   })
 
@@ -160,7 +160,7 @@ export const writeAlerts = (alerts: ReadonlyArray<PreparedAlert>) =>
         }]
       })).map((d, ord) => ({ ...d, ord }))
     if (deliveries.length === 0) return 0
-    const rows = yield* sql<{ id: string }>`
+    const rows = yield* sql`
       INSERT INTO deliveries (organization_id, rule_id, channel_id, event_id, event_type, idempotency_key, order_key, alert_id)
       SELECT t.organization_id, t.rule_id, c.id, t.event_id, t.event_type, t.key, t.order_key, t.alert_id
       FROM jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb)
@@ -168,7 +168,7 @@ export const writeAlerts = (alerts: ReadonlyArray<PreparedAlert>) =>
       JOIN channels c ON c.id = t.channel_id AND c.organization_id = t.organization_id
       ORDER BY t.ord
       ON CONFLICT (idempotency_key) DO NOTHING
-      RETURNING id`
+      RETURNING id`.pipe(Effect.flatMap(deliveriesIdRows))
     return rows.length
   })
 
@@ -191,13 +191,13 @@ export const addToGroup = (
 export const allowedChannels = (ruleId: string, among?: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
-    const rows = yield* sql<{ id: string }>`
+    const rows = yield* sql`
       SELECT c.id FROM channels c
       JOIN organizations o ON o.id = c.organization_id JOIN plans p ON p.id = o.plan_id
       WHERE ${among === undefined ? sql`c.id IN (SELECT channel_id FROM rule_channels WHERE rule_id = ${ruleId}::uuid)` : among.length === 0 ? sql`false` : sql`c.id IN ${sql.in(among)}`}
         AND c.organization_id = (SELECT organization_id FROM notification_rules WHERE id = ${ruleId}::uuid)
         AND ${channelUsable(sql)}
-      ORDER BY c.id`
+      ORDER BY c.id`.pipe(Effect.flatMap(channelsIdRows))
     return rows.map((r) => r.id)
   })
 
@@ -212,17 +212,17 @@ export const channelUsable = (sql: SqlClient) =>
     SELECT COALESCE(sum(d.sms_segments), 0) FROM deliveries d
     WHERE d.organization_id = c.organization_id AND d.sms_segments > 0 AND d.created_at >= date_trunc('month', now())))`
 
-interface DueGroup {
-  readonly id: string
-  readonly organization_id: string
-  readonly organization_slug: string
-  readonly rule_id: string
-  readonly stack_id: string
-  readonly stack_name: string
-  readonly stack_slug: string
-  readonly items: ReadonlyArray<GroupItem> | string
-  readonly escalation: ReadonlyArray<EscalationStep> | string | null
-}
+const decodeDueGroups = rowsOf("alert_groups", Schema.Struct({
+  id: Schema.String,
+  organization_id: Schema.String,
+  organization_slug: Schema.String,
+  rule_id: Schema.String,
+  stack_id: Schema.String,
+  stack_name: Schema.String,
+  stack_slug: Schema.String,
+  items: JsonColumn(Schema.Array(GroupItem)),
+  escalation: Escalation
+}))
 
 /**
  * Closes the windows that are due: one alert per window (the lone item as it
@@ -233,18 +233,18 @@ export const flushDueGroups = (context: LinkContext, limit = 50) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
     return yield* sql.withTransaction(Effect.gen(function*() {
-      const due = yield* sql<DueGroup>`
+      const due = yield* sql`
         SELECT g.id, g.organization_id, o.slug AS organization_slug, g.rule_id, g.stack_id, st.name AS stack_name, st.slug AS stack_slug,
           g.items, r.escalation
         FROM alert_groups g JOIN notification_rules r ON r.id = g.rule_id JOIN stacks st ON st.id = g.stack_id
         JOIN organizations o ON o.id = g.organization_id
         WHERE g.flushed_at IS NULL AND g.flush_at <= now()
         ORDER BY g.flush_at LIMIT ${limit}
-        FOR UPDATE OF g SKIP LOCKED`
+        FOR UPDATE OF g SKIP LOCKED`.pipe(Effect.flatMap(decodeDueGroups))
       for (const group of due) {
-        const items = fromJson<ReadonlyArray<GroupItem>>(group.items)
+        const items = group.items
         const channelIds = yield* allowedChannels(group.rule_id)
-        const escalation = fromJson<ReadonlyArray<EscalationStep> | null>(group.escalation)
+        const escalation = group.escalation
         const lone = items.length === 1 ? items[0]! : undefined
         const message = lone?.message ??
           groupMessage(items, { name: group.stack_name }, links(context.publicUrl, group.organization_slug).stack(group.stack_slug))
@@ -280,30 +280,21 @@ export const releaseHeld = (context: LinkContext, settleMs: number, limit = 50) 
   Effect.gen(function*() {
     const sql = yield* SqlClient
     return yield* sql.withTransaction(Effect.gen(function*() {
-      const due = yield* sql<{
-        id: string
-        organization_id: string
-        rule_id: string
-        subject: string
-        event_at: Date | string
-        item: HeldItem | string
-        active: boolean
-        escalation: ReadonlyArray<EscalationStep> | string | null
-      }>`
+      const due = yield* sql`
         SELECT h.id, h.organization_id, h.rule_id, h.subject, h.event_at, h.item, r.active, r.escalation
         FROM held_alerts h JOIN notification_rules r ON r.id = h.rule_id
         WHERE h.closed_at IS NULL AND h.release_at <= now()
           AND h.held_at <= now() - make_interval(secs => ${settleMs / 1000})
         ORDER BY h.release_at LIMIT ${limit}
-        FOR UPDATE OF h SKIP LOCKED`
+        FOR UPDATE OF h SKIP LOCKED`.pipe(Effect.flatMap(decodeHeld))
       let sent = 0
       for (const held of due) {
         if (!held.active) {
           yield* sql`UPDATE held_alerts SET closed_at = now(), outcome = 'dropped' WHERE id = ${held.id}::uuid`
           continue
         }
-        const item = fromJson<HeldItem>(held.item)
-        const since = new Date(held.event_at).toISOString()
+        const item = held.item
+        const since = held.event_at.toISOString()
         yield* writeAlerts([prepareAlert({
           organization_id: held.organization_id,
           rule_id: held.rule_id,
@@ -315,7 +306,7 @@ export const releaseHeld = (context: LinkContext, settleMs: number, limit = 50) 
           event_id: item.event_id,
           key: item.event_id,
           channel_ids: yield* allowedChannels(held.rule_id),
-          escalation: fromJson<ReadonlyArray<EscalationStep> | null>(held.escalation)
+          escalation: held.escalation
         }, context)])
         yield* sql`
           INSERT INTO rule_subject_state (rule_id, subject, last_status, last_alert_at)
@@ -329,14 +320,25 @@ export const releaseHeld = (context: LinkContext, settleMs: number, limit = 50) 
   })
 
 /** What a held alert would have sent (held_alerts.item). */
-interface HeldItem {
-  readonly event_id: string
-  readonly trigger: string
-  readonly level: AlertLevel
-  readonly status: string
-  readonly payload: NotificationPayload
-  readonly message: Message
-}
+const HeldItem = Schema.Struct({
+  event_id: Schema.String,
+  trigger: Schema.String,
+  level: AlertLevel,
+  status: Schema.String,
+  payload: NotificationPayload,
+  message: Message
+})
+
+const decodeHeld = rowsOf("held_alerts", Schema.Struct({
+  id: Schema.String,
+  organization_id: Schema.String,
+  rule_id: Schema.String,
+  subject: Schema.String,
+  event_at: Schema.Date,
+  item: JsonColumn(HeldItem),
+  active: Schema.Boolean,
+  escalation: Escalation
+}))
 
 /**
  * Sends the escalation steps that are due for alerts nobody acknowledged:
@@ -348,29 +350,19 @@ export const escalateDue = (limit = 50) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
     return yield* sql.withTransaction(Effect.gen(function*() {
-      const due = yield* sql<{
-        id: string
-        organization_id: string
-        rule_id: string | null
-        trigger: string
-        subject: string
-        escalation_step: number
-        payload: NotificationPayload | string
-        message: Message | string
-        escalation: ReadonlyArray<EscalationStep> | string | null
-      }>`
+      const due = yield* sql`
         SELECT a.id, a.organization_id, a.rule_id, a.trigger, a.subject, a.escalation_step, a.payload, a.message, r.escalation
         FROM alerts a LEFT JOIN notification_rules r ON r.id = a.rule_id
         WHERE a.next_escalation_at IS NOT NULL AND a.next_escalation_at <= now()
         ORDER BY a.next_escalation_at LIMIT ${limit}
-        FOR UPDATE OF a SKIP LOCKED`
+        FOR UPDATE OF a SKIP LOCKED`.pipe(Effect.flatMap(decodeEscalating))
       let sent = 0
       for (const alert of due) {
-        const steps = fromJson<ReadonlyArray<EscalationStep> | null>(alert.escalation) ?? []
+        const steps = alert.escalation ?? []
         const step = steps[alert.escalation_step]
         if (step !== undefined && alert.rule_id !== null) {
           const channelIds = yield* allowedChannels(alert.rule_id, step.channel_ids)
-          const message = escalationMessage(fromJson<Message>(alert.message), alert.escalation_step + 1)
+          const message = escalationMessage(alert.message, alert.escalation_step + 1)
           yield* insertDeliveries(
             { ...alert, event_id: null },
             `${alert.id}:escalation:${alert.escalation_step + 1}`,
@@ -389,3 +381,15 @@ export const escalateDue = (limit = 50) =>
       return sent
     }))
   })
+
+const decodeEscalating = rowsOf("alerts", Schema.Struct({
+  id: Schema.String,
+  organization_id: Schema.String,
+  rule_id: Schema.NullOr(Schema.String),
+  trigger: Schema.String,
+  subject: Schema.String,
+  escalation_step: Schema.Number,
+  payload: JsonColumn(NotificationPayload),
+  message: JsonColumn(Message),
+  escalation: Escalation
+}))

@@ -1,7 +1,8 @@
-import type { NotificationPayload } from "../domain/Channel.ts"
-import type { AlertLevel, RuleTemplate } from "../domain/Rule.ts"
+import { Schema } from "effect"
+import { NotificationPayload } from "../domain/Channel.ts"
+import { AlertLevel, type RuleTemplate } from "../domain/Rule.ts"
 import { type Candidate, compareLevels } from "./Candidate.ts"
-import type { Message } from "./Sender.ts"
+import { Message } from "./Sender.ts"
 import { formatDuration, renderTemplate, statusEmoji, templateVars } from "./template.ts"
 
 /** Where a candidate sits in one organization: the stack it is shown in (if any) and its component or monitor. */
@@ -187,14 +188,15 @@ export const applyTemplate = (message: Message, template: RuleTemplate): Message
 }
 
 /** One grouped item: an alert that waited in a stack's window. */
-export interface GroupItem {
-  readonly event_id: string
-  readonly trigger: string
-  readonly level: AlertLevel
-  readonly subject: string
-  readonly payload: NotificationPayload
-  readonly message: Message
-}
+export const GroupItem = Schema.Struct({
+  event_id: Schema.String,
+  trigger: Schema.String,
+  level: AlertLevel,
+  subject: Schema.String,
+  payload: NotificationPayload,
+  message: Message
+})
+export type GroupItem = typeof GroupItem.Type
 
 /**
  * The one alert of a stack's window: titled by the count and the worst level,

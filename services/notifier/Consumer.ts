@@ -1,8 +1,8 @@
-import { Config, Effect, Layer } from "effect"
+import { Config, Effect, Layer, Result } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Os from "node:os"
 import { ackPurpose } from "../domain/api/Alerts.ts"
-import type { StreamEvent } from "../domain/Event.ts"
+import { decodeStreamEvent, type StreamEvent } from "../domain/Event.ts"
 import { Bus } from "../platform/Bus.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { RedisKeys } from "../platform/RedisKeys.ts"
@@ -25,14 +25,14 @@ export const ConsumerConfig = Config.all({
   holdSettleMs: Config.Int("NOTIFIER_HOLD_SETTLE_MS").pipe(Config.withDefault(5000))
 })
 
-/** A stream entry's event, or undefined for one that is not an event (logged and skipped, never retried forever). */
-const eventOf = (fields: Readonly<Record<string, string>>): StreamEvent | undefined => {
-  try {
-    const event = JSON.parse(fields["payload"] ?? "null") as StreamEvent | null
-    return typeof event === "object" && event !== null && typeof event.id === "string" ? event : undefined
-  } catch {
-    return undefined
-  }
+/**
+ * A stream entry's event, decoded by the domain Schema (services/domain/Event.ts), or the
+ * reason it is not one: such an entry is logged and acknowledged, never retried forever.
+ */
+const eventOf = (fields: Readonly<Record<string, string>>): Result.Result<StreamEvent, string> => {
+  const payload = fields["payload"]
+  if (payload === undefined) return Result.fail("no payload field")
+  return Result.mapError(decodeStreamEvent(payload), (error) => error.message)
 }
 
 const linkContext = Effect.gen(function*() {
@@ -79,10 +79,12 @@ const consumerLoop = Layer.effectDiscard(Effect.gen(function*() {
     const events: Array<StreamEvent> = []
     for (const entry of entries) {
       const event = eventOf(entry.fields)
-      if (event === undefined) {
-        yield* Effect.logWarning("skipping a stream entry that is not an event").pipe(Effect.annotateLogs({ entry: entry.id }))
+      if (Result.isFailure(event)) {
+        yield* Effect.logWarning("skipping a stream entry that is not an event").pipe(
+          Effect.annotateLogs({ entry: entry.id, reason: event.failure })
+        )
       } else {
-        events.push(event)
+        events.push(event.success)
       }
     }
     const outcomes = yield* enqueueEvents(events, context)

@@ -1,9 +1,20 @@
-import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import type { InvitationMail } from "../domain/InvitationMail.ts"
+import { InvitationMail } from "../domain/InvitationMail.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { type Mailer, makeMailer } from "./channels/email.ts"
 import { nextDelayMs, OutboxConfig } from "./Outbox.ts"
+import { recordOf, rowsOf } from "../platform/Rows.ts"
+
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const dueMailRows = rowsOf("invitation_mails", Schema.Struct({
+  invitation_id: Schema.String,
+  sealed: Schema.Uint8Array,
+  attempts: Schema.Number
+}))
+
+/** The sealed mail's JSON, decoded once by its Schema (compiled once). */
+const decodeMail = recordOf("invitation_mails", Schema.fromJsonString(InvitationMail))
 
 const attemptTimeoutMs = 10_000
 
@@ -21,7 +32,7 @@ export const sendDueInvitationMails = (mailer: Mailer) =>
     const sql = yield* SqlClient
     const box = yield* SecretBox
     const config = yield* Effect.orDie(OutboxConfig)
-    const due = yield* sql<{ invitation_id: string; sealed: Uint8Array; attempts: number }>`
+    const due = yield* sql`
       WITH due AS (
         SELECT invitation_id FROM invitation_mails
         WHERE status IN ('pending', 'sending') AND next_attempt_at <= now()
@@ -31,13 +42,13 @@ export const sendDueInvitationMails = (mailer: Mailer) =>
       UPDATE invitation_mails m SET status = 'sending', attempts = m.attempts + 1,
         next_attempt_at = now() + ${`${config.leaseMs} milliseconds`}::interval
       FROM due WHERE m.invitation_id = due.invitation_id
-      RETURNING m.invitation_id, m.sealed, m.attempts`
+      RETURNING m.invitation_id, m.sealed, m.attempts`.pipe(Effect.flatMap(dueMailRows))
     for (const row of due) {
       const opened = yield* Effect.result(box.open(row.sealed))
       const result = opened._tag === "Failure"
         ? { ok: false, status: 0, retryable: false, error: opened.failure.message }
         : yield* Effect.promise(() => {
-          const mail = JSON.parse(opened.success) as InvitationMail
+          const mail = decodeMail(opened.success)
           return mailer({
             to: [mail.to],
             subject: mail.subject,

@@ -1,36 +1,51 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { StreamEvent } from "../domain/Event.ts"
-import type { AlertLevel, RuleSchedule, RuleTemplate } from "../domain/Rule.ts"
+import { AlertLevel, EscalationStep, RuleSchedule, RuleTemplate } from "../domain/Rule.ts"
+import { JsonColumn, rowsOf } from "../platform/Rows.ts"
 import {
   addToGroup,
   channelUsable,
-  type EscalationStep,
-  fromJson,
   type LinkContext,
   type PreparedAlert,
   prepareAlert,
   writeAlerts
 } from "./AlertStore.ts"
 import { type Candidate, candidateOf, subjectOf } from "./Candidate.ts"
-import { links, messageOf, payloadOf, type Placement } from "./Compose.ts"
+import { links, messageOf, payloadOf } from "./Compose.ts"
 import { nextAllowed, scheduleAllows } from "./RuleSchedule.ts"
 
-/** One active rule whose trigger and scope match the candidate at `idx` of a batch, in the placement it matched. */
-interface Match extends Placement {
-  readonly idx: number
-  readonly rule_id: string
-  readonly organization_id: string
-  readonly alert_levels: ReadonlyArray<AlertLevel> | string
-  readonly schedule: RuleSchedule | string | null
-  readonly group_window_s: number | null
-  readonly cooldown_s: number
-  readonly escalation: ReadonlyArray<EscalationStep> | string | null
-  readonly template: RuleTemplate | string | null
-  readonly channel_ids: ReadonlyArray<string> | string
+/**
+ * One active rule whose trigger and scope match the candidate at `idx` of a batch, in the placement it matched;
+ * its settings (jsonb) decoded once per row by a decoder compiled once, their filters not run again (validated on write).
+ */
+const Match = Schema.Struct({
+  organization_slug: Schema.String,
+  stack_id: Schema.NullOr(Schema.String),
+  stack_name: Schema.String,
+  stack_slug: Schema.String,
+  component_uuid: Schema.NullOr(Schema.String),
+  idx: Schema.Number,
+  rule_id: Schema.String,
+  organization_id: Schema.String,
+  alert_levels: JsonColumn(Schema.Array(AlertLevel)),
+  schedule: Schema.NullOr(JsonColumn(RuleSchedule)),
+  group_window_s: Schema.NullOr(Schema.Number),
+  cooldown_s: Schema.Number,
+  escalation: Schema.NullOr(JsonColumn(Schema.Array(EscalationStep))),
+  template: Schema.NullOr(JsonColumn(RuleTemplate)),
+  channel_ids: JsonColumn(Schema.Array(Schema.String)),
   /** One of the organization's maintenance windows covers the stack (or the whole organization) at the event's time. */
-  readonly in_maintenance: boolean
-}
+  in_maintenance: Schema.Boolean
+})
+type Match = typeof Match.Type
+const decodeMatches = rowsOf("notification_rules", Match, { validatedOnWrite: true })
+const decodeStates = rowsOf("rule_subject_state", Schema.Struct({
+  rule_id: Schema.String,
+  subject: Schema.String,
+  last_status: Schema.String,
+  last_alert_at: Schema.Date
+}))
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -88,7 +103,7 @@ const inputColumns =
 const matchingRules = (inputs: ReadonlyArray<Input>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
-    return yield* sql<Match>`
+    return yield* sql`
       WITH x AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(inputs)}::jsonb) AS t(${sql.literal(inputColumns)})),
       placed AS (
         SELECT x.idx, st.organization_id, st.id AS stack_id, st.name AS stack_name, st.slug AS stack_slug,
@@ -141,7 +156,7 @@ const matchingRules = (inputs: ReadonlyArray<Input>) =>
       WHERE r.scope = 'all' OR EXISTS (
         SELECT 1 FROM rule_scope_items si WHERE si.rule_id = r.id
           AND (si.stack_id = h.stack_id OR si.component_id = h.component_uuid OR si.monitor_id = h.monitor_id))
-      ORDER BY h.idx, r.id, in_maintenance, h.stack_id IS NULL, h.stack_name`
+      ORDER BY h.idx, r.id, in_maintenance, h.stack_id IS NULL, h.stack_name`.pipe(Effect.flatMap(decodeMatches))
   })
 
 /**
@@ -177,13 +192,13 @@ const loadStates = (pairs: ReadonlyArray<{ readonly rule_id: string; readonly su
     const states = new Map<string, SubjectState>()
     if (pairs.length === 0) return states
     const sql = yield* SqlClient
-    const rows = yield* sql<{ rule_id: string; subject: string; last_status: string; last_alert_at: Date | string }>`
+    const rows = yield* sql`
       SELECT s.rule_id, s.subject, s.last_status, s.last_alert_at FROM rule_subject_state s
       JOIN jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p(rule_id uuid, subject text)
         ON p.rule_id = s.rule_id AND p.subject = s.subject
       ORDER BY s.rule_id, s.subject
-      FOR UPDATE OF s`
-    for (const row of rows) states.set(`${row.rule_id}|${row.subject}`, { status: row.last_status, at: new Date(row.last_alert_at).getTime() })
+      FOR UPDATE OF s`.pipe(Effect.flatMap(decodeStates))
+    for (const row of rows) states.set(`${row.rule_id}|${row.subject}`, { status: row.last_status, at: row.last_alert_at.getTime() })
     return states
   })
 
@@ -347,23 +362,23 @@ const decide = (
 ) =>
   Effect.gen(function*() {
     if (m.in_maintenance) return "maintenance" as const
-    const levels = fromJson<ReadonlyArray<AlertLevel>>(m.alert_levels)
+    const levels = m.alert_levels
     if (levels.length > 0 && !levels.includes(candidate.level)) return "level" as const
-    const schedule = fromJson<RuleSchedule | null>(m.schedule)
+    const schedule = m.schedule
     const paused = !allowedNow(schedule, candidate)
     // A recovery while paused is not held: it closes the held alerts of its subject instead (cancelHolds).
     if (paused && candidate.recovery) return "schedule" as const
     const opens = paused ? opening(schedule!, candidate) : undefined
     if (paused && opens === undefined) return "schedule" as const
-    const channelIds = fromJson<ReadonlyArray<string>>(m.channel_ids)
-    const escalation = fromJson<ReadonlyArray<EscalationStep> | null>(m.escalation) ?? []
+    const channelIds = m.channel_ids
+    const escalation = m.escalation ?? []
     if (channelIds.length === 0 && escalation.length === 0) return "no-channels" as const
     if (opens !== undefined) {
       const link = links(context.publicUrl, m.organization_slug)
       const url = candidate.kind === "monitor" && m.stack_id === null ? link.monitor(candidate.event.monitor.id)
         : m.stack_id === null ? link.dashboard : link.stack(m.stack_slug)
       const payload = payloadOf(candidate, m)
-      const message = messageOf(candidate, payload, url, fromJson<RuleTemplate | null>(m.template))
+      const message = messageOf(candidate, payload, url, m.template)
       holds.push({
         organization_id: m.organization_id,
         rule_id: m.rule_id,
@@ -386,7 +401,7 @@ const decide = (
     const url = candidate.kind === "monitor" && m.stack_id === null ? link.monitor(candidate.event.monitor.id)
       : m.stack_id === null ? link.dashboard : link.stack(m.stack_slug)
     const payload = payloadOf(candidate, m)
-    const message = messageOf(candidate, payload, url, fromJson<RuleTemplate | null>(m.template))
+    const message = messageOf(candidate, payload, url, m.template)
     if (m.group_window_s !== null && m.stack_id !== null) {
       yield* addToGroup(
         { organization_id: m.organization_id, rule_id: m.rule_id, stack_id: m.stack_id, window_s: m.group_window_s },

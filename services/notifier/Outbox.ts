@@ -1,8 +1,15 @@
-import { Config, Context, Effect, Layer } from "effect"
+import { Config, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import type { ChannelType, NotificationPayload } from "../domain/Channel.ts"
+import { ChannelType, NotificationPayload } from "../domain/Channel.ts"
+import { JsonColumn, recordOf, rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
-import type { Destination, Message, SendResult } from "./Sender.ts"
+import { type Destination, Message, type SendResult } from "./Sender.ts"
+
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const deliveriesAllowanceUsedRows = rowsOf("deliveries", Schema.Struct({
+  allowance: Schema.NullOr(Schema.Number),
+  used: Schema.Number
+}))
 
 /** Delivery settings (README, Configuration). */
 export const OutboxConfig = Config.all({
@@ -40,11 +47,35 @@ export interface Claimed {
 }
 
 /** The last threaded delivery of the same channel and subject. */
-interface Previous {
-  readonly thread_ref: string
-  readonly event_type: string
-  readonly delivered_at: string | null
-}
+const Previous = Schema.Struct({
+  thread_ref: Schema.String,
+  event_type: Schema.String,
+  delivered_at: Schema.NullOr(Schema.String)
+})
+type Previous = typeof Previous.Type
+
+/** The sealed secret settings of a channel: JSON of an object. */
+const sealedSettings = recordOf("channels", Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown)))
+
+/** A delivery as the claim returns it, with its channel; jsonb columns decoded once, here. */
+const decodeClaimed = rowsOf("deliveries", Schema.Struct({
+  id: Schema.String,
+  seq: Schema.Union([Schema.String, Schema.Number, Schema.BigInt]),
+  channel_id: Schema.String,
+  order_key: Schema.String,
+  slug: Schema.String,
+  event_type: Schema.String,
+  idempotency_key: Schema.String,
+  attempts: Schema.Number,
+  payload: JsonColumn(NotificationPayload),
+  message: Schema.NullOr(JsonColumn(Message)),
+  previous: Schema.NullOr(JsonColumn(Previous)),
+  type: ChannelType,
+  name: Schema.String,
+  enabled: Schema.Boolean,
+  settings: JsonColumn(Schema.Record(Schema.String, Schema.Unknown)),
+  secrets: Schema.NullOr(Schema.Uint8Array)
+}))
 
 const threadEnds = new Set(["component.recovered", "monitor.recovered", "incident.resolved"])
 const threadMaxAgeMs = 24 * 3_600_000
@@ -140,24 +171,7 @@ export class Outbox extends Context.Service<Outbox, {
         sql.withTransaction(Effect.andThen(sql`SET LOCAL synchronous_commit = off`, statement))
 
       const claim = Effect.gen(function*() {
-        const rows = yield* sql<{
-          id: string
-          seq: string | number
-          channel_id: string
-          order_key: string
-          slug: string
-          event_type: string
-          idempotency_key: string
-          attempts: number
-          payload: NotificationPayload | string
-          message: Message | string | null
-          previous: Previous | string | null
-          type: ChannelType
-          name: string
-          enabled: boolean
-          settings: Record<string, unknown> | string
-          secrets: Uint8Array | null
-        }>`
+        const rows = yield* sql`
           WITH due AS (
             SELECT id FROM deliveries d
             WHERE status IN ('pending', 'sending') AND next_attempt_at <= now()
@@ -182,11 +196,10 @@ export class Outbox extends Context.Service<Outbox, {
               FROM deliveries e
               WHERE e.channel_id = d.channel_id AND e.order_key = d.order_key AND e.seq < d.seq AND e.thread_ref IS NOT NULL
               ORDER BY e.seq DESC LIMIT 1) END AS previous,
-            c.type, c.name, c.enabled, c.settings, c.secrets`.pipe(relaxed, Effect.orDie)
+            c.type, c.name, c.enabled, c.settings, c.secrets`.pipe(relaxed, Effect.orDie, Effect.flatMap(decodeClaimed))
         const ordered = rows.toSorted((a, b) => Number(a.seq) - Number(b.seq))
         return yield* Effect.forEach(ordered, (row) =>
           Effect.gen(function*() {
-            const settings = typeof row.settings === "string" ? JSON.parse(row.settings) as Record<string, unknown> : row.settings
             const secrets = row.secrets === null
               ? { _tag: "Success" as const, success: "{}" }
               : yield* Effect.result(box.open(row.secrets))
@@ -199,11 +212,11 @@ export class Outbox extends Context.Service<Outbox, {
               event_type: row.event_type,
               idempotency_key: row.idempotency_key,
               attempts: row.attempts,
-              payload: typeof row.payload === "string" ? JSON.parse(row.payload) as NotificationPayload : row.payload,
-              message: typeof row.message === "string" ? JSON.parse(row.message) as Message : row.message,
-              thread_ts: threadOf(typeof row.previous === "string" ? JSON.parse(row.previous) as Previous : row.previous),
+              payload: row.payload,
+              message: row.message,
+              thread_ts: threadOf(row.previous),
               destination: usable
-                ? { type: row.type, name: row.name, settings: { ...settings, ...JSON.parse(secrets.success) } } as Destination
+                ? { type: row.type, name: row.name, settings: { ...row.settings, ...sealedSettings(secrets.success) } } as Destination
                 : undefined,
               unusable: !row.enabled ? "channel is disabled" : secrets._tag === "Failure" ? secrets.failure.message : ""
             } satisfies Claimed
@@ -251,13 +264,13 @@ export class Outbox extends Context.Service<Outbox, {
       const reserveSms = (claimed: Claimed, messages: number) =>
         sql.withTransaction(Effect.gen(function*() {
           yield* sql`SELECT pg_advisory_xact_lock(hashtext('sms-allowance:' || organization_id::text)) FROM deliveries WHERE id = ${claimed.id}::uuid`
-          const [row] = yield* sql<{ allowance: number | null; used: number }>`
+          const [row] = yield* sql`
             SELECT p.sms_per_month AS allowance,
               COALESCE((SELECT sum(e.sms_segments) FROM deliveries e
                 WHERE e.organization_id = d.organization_id AND e.sms_segments > 0
                   AND e.created_at >= date_trunc('month', now()) AND e.id <> d.id), 0)::int AS used
             FROM deliveries d JOIN organizations o ON o.id = d.organization_id JOIN plans p ON p.id = o.plan_id
-            WHERE d.id = ${claimed.id}::uuid`
+            WHERE d.id = ${claimed.id}::uuid`.pipe(Effect.flatMap(deliveriesAllowanceUsedRows))
           if (row === undefined) return undefined
           if (row.allowance !== null && row.used + messages > row.allowance) {
             return `the plan's SMS allowance is used up this month (${row.used} of ${row.allowance} messages sent; this one needs ${messages})`

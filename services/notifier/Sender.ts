@@ -1,24 +1,27 @@
-import type { AnyChannelSettings, ChannelType, NotificationPayload } from "../domain/Channel.ts"
+import { Schema } from "effect"
+import { type AnyChannelSettings, type ChannelType, NotificationPayload } from "../domain/Channel.ts"
+import { AlertLevel } from "../domain/Rule.ts"
 
 /** What one delivery says, whatever the channel: the spec's webhook payload plus text for people. */
-export interface Message {
+export const Message = Schema.Struct({
   /** The event type: `component.status_changed`, `monitor.down`, `incident.created`, `test`, ... */
-  readonly event: string
+  event: Schema.String,
   /** One line, e.g. "🔴 API is critical (was operational)". */
-  readonly title: string
+  title: Schema.String,
   /** A few lines for chat and e-mail bodies. */
-  readonly text: string
+  text: Schema.String,
   /** Link to the details in the dashboard. */
-  readonly url: string
+  url: Schema.String,
   /** A short link to the same place (`<PUBLIC_URL>/a/<code>`), for SMS; `url` when absent. */
-  readonly shortUrl?: string
+  shortUrl: Schema.optionalKey(Schema.String),
   /** critical, degraded or info: colours, PagerDuty severity. */
-  readonly level: "critical" | "degraded" | "info"
+  level: AlertLevel,
   /** The spec's webhook payload (event, timestamp, stack, component, incident). */
-  readonly payload: NotificationPayload
+  payload: NotificationPayload,
   /** Template values the payload does not hold (incident title and update count, duration), by placeholder name. */
-  readonly vars?: Readonly<Record<string, string>>
-}
+  vars: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
+})
+export type Message = typeof Message.Type
 
 /** Where one delivery goes: the channel's full settings, secrets included (decrypted by the caller). */
 export interface Destination<T extends ChannelType = ChannelType> {

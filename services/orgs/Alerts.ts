@@ -1,28 +1,33 @@
-import { Config, Context, Effect, Layer } from "effect"
+import { Config, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { ackPurpose, type Alert, LinkExpired } from "../domain/api/Alerts.ts"
 import { type Forbidden, type InvalidParameter, NotFound } from "../domain/api/Errors.ts"
 import type { Principal } from "../domain/Principal.ts"
-import type { AlertLevel } from "../domain/Rule.ts"
+import { AlertLevel } from "../domain/Rule.ts"
+import { firstOf, rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
 
-interface AlertRow {
-  readonly id: string
-  readonly rule_id: string | null
-  readonly trigger: string
-  readonly subject: string
-  readonly level: AlertLevel
-  readonly title: string | null
-  readonly created_at: Date
-  readonly acknowledged_at: Date | null
-  readonly acknowledged_by: string | null
-  readonly escalation_step: number
-  readonly next_escalation_at: Date | null
-  readonly cursor_at: string
-}
+const AlertRow = Schema.Struct({
+  id: Schema.String,
+  rule_id: Schema.NullOr(Schema.String),
+  trigger: Schema.String,
+  subject: Schema.String,
+  level: AlertLevel,
+  title: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  acknowledged_at: Schema.NullOr(Schema.Date),
+  acknowledged_by: Schema.NullOr(Schema.String),
+  escalation_step: Schema.Number,
+  next_escalation_at: Schema.NullOr(Schema.Date),
+  cursor_at: Schema.String
+})
+type AlertRow = typeof AlertRow.Type
+const decodeAlerts = rowsOf("alerts", AlertRow)
+const decodeAlert = firstOf("alerts", AlertRow)
 
 const iso = (d: Date) => new Date(d).toISOString()
 
@@ -48,15 +53,17 @@ const alertNotFound = (id: string) => new NotFound({ field: "id", message: `no a
 /** How long the signed acknowledgment link of an alert's message works, from the alert's creation (default 7 days). */
 export const AckLinkTtl = Config.Int("ALERT_ACK_LINK_TTL_S").pipe(Config.withDefault(7 * 86_400))
 
-interface LinkedAlert {
-  readonly organization_id: string
-  readonly level: AlertLevel
-  readonly title: string | null
-  readonly created_at: Date
-  readonly acknowledged_at: Date | null
-  readonly acknowledged_by: string | null
-  readonly expired: boolean
-}
+const LinkedAlert = Schema.Struct({
+  organization_id: Schema.String,
+  level: AlertLevel,
+  title: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  acknowledged_at: Schema.NullOr(Schema.Date),
+  acknowledged_by: Schema.NullOr(Schema.String),
+  expired: Schema.Boolean
+})
+type LinkedAlert = typeof LinkedAlert.Type
+const decodeLinked = firstOf("alerts", LinkedAlert)
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
@@ -82,7 +89,6 @@ ${state}
 `
 }
 
-type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: number }
 
 /**
  * The organization's alerts (services/notifier/AlertStore.ts writes them) and
@@ -95,6 +101,8 @@ type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: nu
  * the alert's acknowledgment (the first one stands) or undefined when there
  * is no such alert.
  */
+const decodeAcknowledged = firstOf("alerts", Schema.Struct({ acknowledged_at: Schema.Date, acknowledged_by: Schema.String }))
+
 const acknowledgeAlert = (organizationId: string | null, alertId: string, by: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
@@ -102,14 +110,15 @@ const acknowledgeAlert = (organizationId: string | null, alertId: string, by: st
       UPDATE alerts SET acknowledged_at = now(), acknowledged_by = ${by}, next_escalation_at = NULL
       WHERE id = ${alertId}::uuid AND acknowledged_at IS NULL
         ${organizationId === null ? sql`` : sql`AND organization_id = ${organizationId}::uuid`}`
-    const [row] = yield* sql<{ acknowledged_at: Date | string; acknowledged_by: string }>`
+    return yield* sql`
       SELECT acknowledged_at, acknowledged_by FROM alerts
-      WHERE id = ${alertId}::uuid ${organizationId === null ? sql`` : sql`AND organization_id = ${organizationId}::uuid`}`
-    return row
+      WHERE id = ${alertId}::uuid ${organizationId === null ? sql`` : sql`AND organization_id = ${organizationId}::uuid`}`.pipe(
+      Effect.flatMap(decodeAcknowledged)
+    )
   })
 
 export class Alerts extends Context.Service<Alerts, {
-  list(principal: Principal, query: PageRequest & { readonly open?: "true" | "false" | undefined }): Effect.Effect<PageOf<Alert>, Forbidden | InvalidParameter>
+  list(principal: Principal, query: PageRequest & { readonly open?: "true" | "false" | undefined }): Effect.Effect<Page<Alert>, Forbidden | InvalidParameter>
   get(principal: Principal, id: string): Effect.Effect<Alert, Forbidden | NotFound>
   acknowledge(principal: Principal, id: string): Effect.Effect<Alert, Forbidden | NotFound>
   showLink(id: string, token: string): Effect.Effect<string, NotFound | LinkExpired>
@@ -123,8 +132,8 @@ export class Alerts extends Context.Service<Alerts, {
       const linkTtlS = yield* Effect.orDie(AckLinkTtl)
 
       const alertRow = (orgId: string, id: string) =>
-        sql<AlertRow>`SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)} FROM alerts t
-          WHERE t.id = ${id}::uuid AND t.organization_id = ${orgId}::uuid`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+        sql`SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)} FROM alerts t
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${orgId}::uuid`.pipe(Effect.orDie, Effect.flatMap(decodeAlert))
 
       const list = Effect.fn("Alerts.list")(function*(principal: Principal, query: PageRequest & { readonly open?: "true" | "false" | undefined }) {
         yield* requirePermission(principal, "view")
@@ -133,10 +142,10 @@ export class Alerts extends Context.Service<Alerts, {
         return yield* listPage({
           page: query,
           select: (where, limit) =>
-            sql<AlertRow>`
+            sql`
               SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)} FROM alerts t
               WHERE t.organization_id = ${principal.organization_id}::uuid AND ${filter} AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeAlerts)),
           map: toAlert
         })
       })
@@ -176,10 +185,10 @@ export class Alerts extends Context.Service<Alerts, {
         // A wrong token answers like a missing alert: the link tells nothing about alerts it does not sign.
         const missing = new NotFound({ field: "id", message: `no alert ${id} for this link` })
         if (!box.verify(ackPurpose, id, token)) return yield* missing
-        const [row] = yield* sql<LinkedAlert>`
+        const row = yield* sql`
           SELECT organization_id, level, message ->> 'title' AS title, created_at, acknowledged_at, acknowledged_by,
             created_at + make_interval(secs => ${linkTtlS}) <= now() AS expired
-          FROM alerts WHERE id = ${id}::uuid ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.orDie)
+          FROM alerts WHERE id = ${id}::uuid ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.orDie, Effect.flatMap(decodeLinked))
         if (row === undefined) return yield* missing
         if (row.expired) {
           return yield* new LinkExpired({
@@ -204,7 +213,7 @@ export class Alerts extends Context.Service<Alerts, {
               VALUES (${before.organization_id}::uuid, 'alert.acknowledged', 'alert', ${id},
                 ${JSON.stringify({ acknowledged_at: null })}::jsonb, ${JSON.stringify({ acknowledged_by: "link" })}::jsonb)`
           }
-          return { id, acknowledged_at: iso(row!.acknowledged_at as Date), acknowledged_by: row!.acknowledged_by }
+          return { id, acknowledged_at: iso(row!.acknowledged_at), acknowledged_by: row!.acknowledged_by }
         })).pipe(Effect.catchTag("SqlError", Effect.die))
       })
 

@@ -1,29 +1,44 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { ApiKey } from "../domain/api/Organization.ts"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHash, randomBytes } from "node:crypto"
 import { type Forbidden, type InvalidParameter, NotFound } from "../domain/api/Errors.ts"
-import type { PlanId, Role } from "../domain/Organization.ts"
+import { PlanId, Role } from "../domain/Organization.ts"
 import type { Principal } from "../domain/Principal.ts"
+import { rowsOf } from "../platform/Rows.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
+
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const resolvedKeyRows = rowsOf("api_keys", Schema.Struct({
+  id: Schema.String,
+  role: Role,
+  organization_id: Schema.String,
+  slug: Schema.String,
+  plan_id: PlanId,
+  stale: Schema.Boolean
+}))
 
 
 /** `sg_` then 32 random bytes, base64url: 256 bits, recognisable in logs and secret scanners. */
 const newKey = () => `sg_${randomBytes(32).toString("base64url")}`
 export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex")
 
-interface KeyRow {
-  readonly id: string
-  readonly name: string
-  readonly role: Role
-  readonly prefix: string
-  readonly created_at: Date
-  readonly last_used_at: Date | null
-  readonly revoked_at: Date | null
-  readonly cursor_at: string
-}
+const KeyRow = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  role: Role,
+  prefix: Schema.String,
+  created_at: Schema.Date,
+  last_used_at: Schema.NullOr(Schema.Date),
+  revoked_at: Schema.NullOr(Schema.Date),
+  cursor_at: Schema.String
+})
+type KeyRow = typeof KeyRow.Type
+const decodeKeys = rowsOf("api_keys", KeyRow)
+const decodeKeysWithHash = rowsOf("api_keys", Schema.Struct({ ...KeyRow.fields, key_hash: Schema.String }))
 
 const toApiKey = (row: KeyRow): ApiKey => ({
   id: row.id,
@@ -46,7 +61,7 @@ const cacheMs = 5_000
 export class ApiKeys extends Context.Service<ApiKeys, {
   authenticate(key: string, ip: string | null): Effect.Effect<Principal | undefined>
   create(principal: Principal, input: { readonly name: string; readonly role: Role }): Effect.Effect<ApiKey & { readonly key: string }, Forbidden>
-  list(principal: Principal, page: PageRequest): Effect.Effect<{ data: ReadonlyArray<ApiKey>; next_cursor: string | null; limit: number }, Forbidden | InvalidParameter>
+  list(principal: Principal, page: PageRequest): Effect.Effect<Page<ApiKey>, Forbidden | InvalidParameter>
   revoke(principal: Principal, id: string): Effect.Effect<ApiKey, Forbidden | NotFound>
   /** A key for an organization without a caller: the first admin key (CLI `statusgrid org create`), tests. */
   issue(organizationId: string, name: string, role: Role): Effect.Effect<string>
@@ -60,10 +75,10 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       const insertKey = (organizationId: string, name: string, role: Role, createdBy: string | null) =>
         Effect.gen(function*() {
           const key = newKey()
-          const [row] = yield* sql<KeyRow>`
+          const [row] = yield* sql`
             INSERT INTO api_keys AS t (organization_id, name, role, prefix, key_hash, created_by)
             VALUES (${organizationId}::uuid, ${name}, ${role}, ${key.slice(0, 10)}, ${hashKey(key)}, ${createdBy}::uuid)
-            RETURNING t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, ${sql.literal(cursorAt)}`
+            RETURNING t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, ${sql.literal(cursorAt)}`.pipe(Effect.flatMap(decodeKeys))
           return { key, row: row! }
         })
 
@@ -72,11 +87,11 @@ export class ApiKeys extends Context.Service<ApiKeys, {
           const hash = hashKey(key)
           const cached = cache.get(hash)
           if (cached !== undefined && cached.until > Date.now()) return { ...cached.principal, ip }
-          const [row] = yield* sql<{ id: string; role: Role; organization_id: string; slug: string; plan_id: PlanId; stale: boolean }>`
+          const [row] = yield* sql`
             SELECT k.id, k.role, k.organization_id, o.slug, o.plan_id,
               k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute' AS stale
             FROM api_keys k JOIN organizations o ON o.id = k.organization_id
-            WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`.pipe(Effect.orDie)
+            WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`.pipe(Effect.flatMap(resolvedKeyRows), Effect.orDie)
           if (row === undefined) {
             cache.delete(hash)
             return undefined
@@ -115,10 +130,10 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         return yield* listPage({
           page,
           select: (where, limit) =>
-            sql<KeyRow>`
+            sql`
               SELECT t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, ${sql.literal(cursorAt)}
               FROM api_keys t WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeKeys)),
           map: toApiKey
         })
       })
@@ -126,13 +141,13 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       const revoke = Effect.fn("ApiKeys.revoke")(function*(principal: Principal, id: string) {
         yield* requirePermission(principal, "members.manage")
         const revoked = yield* sql.withTransaction(Effect.gen(function*() {
-          const [before] = yield* sql<KeyRow & { key_hash: string }>`
+          const [before] = yield* sql`
             SELECT t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, t.key_hash, ${sql.literal(cursorAt)}
-            FROM api_keys t WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid FOR UPDATE`
+            FROM api_keys t WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid FOR UPDATE`.pipe(Effect.flatMap(decodeKeysWithHash))
           if (before === undefined) return undefined
-          const [after] = yield* sql<KeyRow>`
+          const [after] = yield* sql`
             UPDATE api_keys AS t SET revoked_at = coalesce(t.revoked_at, now()) WHERE t.id = ${id}::uuid
-            RETURNING t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, ${sql.literal(cursorAt)}`
+            RETURNING t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, ${sql.literal(cursorAt)}`.pipe(Effect.flatMap(decodeKeys))
           yield* recordAudit(principal, {
             action: "api_key.revoked",
             entity_type: "api_key",

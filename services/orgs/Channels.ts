@@ -1,62 +1,75 @@
-import { Context, Effect, Layer, Result } from "effect"
+import { Context, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { randomBytes } from "node:crypto"
-import type { Channel, ChannelCreate, ChannelUpdate, Delivery, DeliveryStatus } from "../domain/api/Notifications.ts"
+import { Channel, type ChannelCreate, type ChannelUpdate, type Delivery, DeliveryStatus } from "../domain/api/Notifications.ts"
 import { Conflict, type Forbidden, InvalidParameter, NotFound, PlanLimitReached } from "../domain/api/Errors.ts"
-import { type ChannelType, decodeChannelSettings, secretFields, splitSecrets, testPayload } from "../domain/Channel.ts"
+import { EscalationStep } from "../domain/Rule.ts"
+import { ChannelType, decodeChannelSettings, secretFields, splitSecrets, testPayload } from "../domain/Channel.ts"
 import type { Principal } from "../domain/Principal.ts"
+import { JsonColumn, recordOf, rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { channelAllowance } from "./Limits.ts"
 import { cursorAt, decodeCursor, encodeCursor, listPage, type PageRequest } from "./Paging.ts"
-import { defaultPageSize } from "../domain/api/Paging.ts"
+import { defaultPageSize, type Page, pageOf } from "../domain/api/Paging.ts"
 
-export interface PageOf<A> {
-  readonly data: ReadonlyArray<A>
-  readonly next_cursor: string | null
-  readonly limit: number
-}
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const ruleChannelsRuleIdRows = rowsOf("rule_channels", Schema.Struct({ rule_id: Schema.String }))
+const escalatingRuleRows = rowsOf("notification_rules", Schema.Struct({
+  id: Schema.String,
+  escalation: JsonColumn(Schema.Array(EscalationStep))
+}))
+const deliveriesIdRows = rowsOf("deliveries", Schema.Struct({ id: Schema.String }))
 
-interface ChannelRow {
-  readonly id: string
-  readonly type: ChannelType
-  readonly name: string
-  readonly settings: Record<string, unknown>
-  readonly enabled: boolean
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly cursor_at: string
-}
+const ChannelRow = Schema.Struct({
+  id: Schema.String,
+  type: ChannelType,
+  name: Schema.String,
+  settings: JsonColumn(Schema.Record(Schema.String, Schema.Unknown)),
+  enabled: Schema.Boolean,
+  created_at: Schema.Date,
+  updated_at: Schema.Date,
+  cursor_at: Schema.String
+})
+type ChannelRow = typeof ChannelRow.Type
+const decodeChannels = rowsOf("channels", ChannelRow)
+const decodeChannelsWithSecrets = rowsOf("channels", Schema.Struct({ ...ChannelRow.fields, secrets: Schema.NullOr(Schema.Uint8Array) }))
+/** The sealed secret settings: JSON of an object, decoded by a Schema compiled once. */
+const sealedSettings = recordOf("channels", Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown)))
+/** The stored settings are the type's view: the record is checked against the API's Channel Schema, not cast. */
+const channelRecord = recordOf("channels", Channel)
 
 const channelColumns = `t.id, t.type, t.name, t.settings, t.enabled, t.created_at, t.updated_at, ${cursorAt}`
 
 const toChannel = (row: ChannelRow): Channel =>
-  ({
+  channelRecord({
     id: row.id,
     type: row.type,
     name: row.name,
     enabled: row.enabled,
     settings: row.settings,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString()
-  }) as Channel
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString()
+  })
 
-interface DeliveryRow {
-  readonly id: string
-  readonly status: DeliveryStatus
-  readonly attempts: number
-  readonly last_error: string | null
-  readonly event_type: string
-  readonly created_at: Date
-  readonly delivered_at: Date | null
-  readonly channel_id: string
-  readonly channel_type: ChannelType
-  readonly channel_name: string
-  readonly rule_id: string | null
-  readonly rule_name: string | null
-  readonly cursor_at: string
-}
+const DeliveryRow = Schema.Struct({
+  id: Schema.String,
+  status: DeliveryStatus,
+  attempts: Schema.Number,
+  last_error: Schema.NullOr(Schema.String),
+  event_type: Schema.String,
+  created_at: Schema.Date,
+  delivered_at: Schema.NullOr(Schema.Date),
+  channel_id: Schema.String,
+  channel_type: ChannelType,
+  channel_name: Schema.String,
+  rule_id: Schema.NullOr(Schema.String),
+  rule_name: Schema.NullOr(Schema.String),
+  cursor_at: Schema.String
+})
+type DeliveryRow = typeof DeliveryRow.Type
+const decodeDeliveries = rowsOf("deliveries", DeliveryRow)
 
 const deliveryColumns = `t.id, t.status, t.attempts, t.last_error, t.event_type, t.created_at, t.delivered_at,
   c.id AS channel_id, c.type AS channel_type, c.name AS channel_name, r.id AS rule_id, r.name AS rule_name, ${cursorAt}`
@@ -150,7 +163,7 @@ const mergeSettings = (
  * action and the notification center (the `deliveries` outbox).
  */
 export class Channels extends Context.Service<Channels, {
-  list(principal: Principal, page: PageRequest): Effect.Effect<PageOf<Channel>, Forbidden | InvalidParameter>
+  list(principal: Principal, page: PageRequest): Effect.Effect<Page<Channel>, Forbidden | InvalidParameter>
   get(principal: Principal, id: string): Effect.Effect<Channel, Forbidden | NotFound>
   create(principal: Principal, input: ChannelCreate): Effect.Effect<Channel, Forbidden | InvalidParameter | PlanLimitReached>
   update(principal: Principal, id: string, patch: ChannelUpdate): Effect.Effect<Channel, Forbidden | NotFound | InvalidParameter | PlanLimitReached>
@@ -158,7 +171,7 @@ export class Channels extends Context.Service<Channels, {
   /** Queues a test notification (a `deliveries` row, event_type `test`) for the notifier to send. */
   sendTest(principal: Principal, id: string): Effect.Effect<Delivery, Forbidden | NotFound | PlanLimitReached | Conflict>
   /** The notification center, newest first. */
-  deliveries(principal: Principal, query: PageRequest & { readonly status?: DeliveryStatus | undefined }): Effect.Effect<PageOf<Delivery>, Forbidden | InvalidParameter>
+  deliveries(principal: Principal, query: PageRequest & { readonly status?: DeliveryStatus | undefined }): Effect.Effect<Page<Delivery>, Forbidden | InvalidParameter>
   delivery(principal: Principal, id: string): Effect.Effect<Delivery, Forbidden | NotFound>
 }>()("statusgrid/orgs/Channels") {
   static readonly layer = Layer.effect(
@@ -179,25 +192,25 @@ export class Channels extends Context.Service<Channels, {
       })
 
       const selectChannel = (principal: Principal, id: string, lock: boolean) =>
-        sql<ChannelRow & { secrets: Uint8Array | null }>`
+        sql`
           SELECT ${sql.literal(channelColumns)}, t.secrets FROM channels t
           WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid
-          ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(Effect.orDie, Effect.map((rows) => rows[0]))
+          ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(Effect.flatMap(decodeChannelsWithSecrets), Effect.orDie, Effect.map((rows) => rows[0]))
 
       const openSecrets = (sealed: Uint8Array | null) =>
         sealed === null
-          ? Effect.succeed({} as Record<string, unknown>)
-          : box.open(sealed).pipe(Effect.map((json) => JSON.parse(json) as Record<string, unknown>), Effect.orDie)
+          ? Effect.succeed<Record<string, unknown>>({})
+          : box.open(sealed).pipe(Effect.map(sealedSettings), Effect.orDie)
 
       const list = Effect.fn("Channels.list")(function*(principal: Principal, page: PageRequest) {
         yield* requirePermission(principal, "view")
         return yield* listPage({
           page,
           select: (where, limit) =>
-            sql<ChannelRow>`
+            sql`
               SELECT ${sql.literal(channelColumns)} FROM channels t
               WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeChannels)),
           map: toChannel
         })
       })
@@ -216,11 +229,11 @@ export class Channels extends Context.Service<Channels, {
         if (Result.isFailure(prepared)) return yield* prepared.failure
         const { view, sealed, generated } = prepared.success
         return yield* sql.withTransaction(Effect.gen(function*() {
-          const [row] = yield* sql<ChannelRow>`
+          const [row] = yield* sql`
             INSERT INTO channels AS t (organization_id, type, name, settings, secrets, enabled)
             VALUES (${principal.organization_id}::uuid, ${input.type}, ${input.name}, ${JSON.stringify(view)}::jsonb,
               ${sealed}::bytea, ${input.enabled ?? true})
-            RETURNING ${sql.literal(channelColumns)}`
+            RETURNING ${sql.literal(channelColumns)}`.pipe(Effect.flatMap(decodeChannels))
           const channel = toChannel(row!)
           yield* recordAudit(principal, { action: "channel.created", entity_type: "channel", entity_id: channel.id, after: channel })
           return generated === undefined ? channel : ({ ...channel, signing_secret: generated } as Channel)
@@ -251,11 +264,11 @@ export class Channels extends Context.Service<Channels, {
           const unchanged = name === row.name && enabled === row.enabled && sealed === row.secrets &&
             canonicalJson(settings) === canonicalJson(row.settings)
           if (unchanged) return before
-          const [updated] = yield* sql<ChannelRow>`
+          const [updated] = yield* sql`
             UPDATE channels AS t SET name = ${name}, enabled = ${enabled}, settings = ${JSON.stringify(settings)}::jsonb,
               secrets = ${sealed}::bytea, updated_at = now()
             WHERE t.id = ${id}::uuid
-            RETURNING ${sql.literal(channelColumns)}`
+            RETURNING ${sql.literal(channelColumns)}`.pipe(Effect.flatMap(decodeChannels))
           const after = toChannel(updated!)
           yield* recordAudit(principal, { action: "channel.updated", entity_type: "channel", entity_id: id, before, after })
           return generated === undefined ? after : ({ ...after, signing_secret: generated } as Channel)
@@ -268,11 +281,11 @@ export class Channels extends Context.Service<Channels, {
           const row = yield* selectChannel(principal, id, true)
           if (row === undefined) return yield* notFound(id)
           // Rules stop sending to it: rule_channels rows go with it (FK); escalation steps lose it here.
-          const rules = yield* sql<{ rule_id: string }>`SELECT rule_id FROM rule_channels WHERE channel_id = ${id}::uuid ORDER BY rule_id`
-          const escalating = yield* sql<{ id: string; escalation: ReadonlyArray<{ delay_s: number; channel_ids: ReadonlyArray<string> }> }>`
+          const rules = yield* sql`SELECT rule_id FROM rule_channels WHERE channel_id = ${id}::uuid ORDER BY rule_id`.pipe(Effect.flatMap(ruleChannelsRuleIdRows))
+          const escalating = yield* sql`
             SELECT id, escalation FROM notification_rules
             WHERE organization_id = ${principal.organization_id}::uuid AND escalation IS NOT NULL
-              AND strpos(escalation::text, ${id}) > 0 FOR UPDATE`
+              AND strpos(escalation::text, ${id}) > 0 FOR UPDATE`.pipe(Effect.flatMap(escalatingRuleRows))
           for (const rule of escalating) {
             const steps = rule.escalation
               .map((s) => ({ ...s, channel_ids: s.channel_ids.filter((c) => c !== id) }))
@@ -303,13 +316,13 @@ export class Channels extends Context.Service<Channels, {
             return yield* new Conflict({ field: "enabled", message: "the channel is disabled; enable it to send a test notification" })
           }
           // One key per request: every test is sent, however often it is asked for.
-          const [inserted] = yield* sql<{ id: string }>`
+          const [inserted] = yield* sql`
             INSERT INTO deliveries (organization_id, channel_id, event_type, idempotency_key, payload)
             VALUES (${principal.organization_id}::uuid, ${id}::uuid, 'test', 'test:' || gen_random_uuid()::text,
               ${JSON.stringify(testPayload(new Date()))}::jsonb)
-            RETURNING id`
-          const [delivery] = yield* sql<DeliveryRow>`
-            SELECT ${sql.literal(deliveryColumns)} FROM ${sql.literal(deliveryFrom)} WHERE t.id = ${inserted!.id}::uuid`
+            RETURNING id`.pipe(Effect.flatMap(deliveriesIdRows))
+          const [delivery] = yield* sql`
+            SELECT ${sql.literal(deliveryColumns)} FROM ${sql.literal(deliveryFrom)} WHERE t.id = ${inserted!.id}::uuid`.pipe(Effect.flatMap(decodeDeliveries))
           const sent = toDelivery(delivery!)
           yield* recordAudit(principal, {
             action: "channel.test_sent",
@@ -328,26 +341,20 @@ export class Channels extends Context.Service<Channels, {
         yield* requirePermission(principal, "view")
         const limit = query.limit ?? defaultPageSize
         const before = yield* decodeCursor(query.cursor)
-        const rows = yield* sql<DeliveryRow>`
+        const rows = yield* sql`
           SELECT ${sql.literal(deliveryColumns)} FROM ${sql.literal(deliveryFrom)}
           WHERE t.organization_id = ${principal.organization_id}::uuid
             AND ${query.status === undefined ? sql`true` : sql`t.status = ${query.status}`}
             AND ${before === undefined ? sql`true` : sql`(t.created_at, t.id) < (${before.at}::timestamptz, ${before.id}::uuid)`}
-          ORDER BY t.created_at DESC, t.id DESC LIMIT ${limit + 1}`.pipe(Effect.orDie)
-        const data = rows.slice(0, limit)
-        const last = data.at(-1)
-        return {
-          data: data.map(toDelivery),
-          next_cursor: rows.length > limit && last !== undefined ? encodeCursor({ at: last.cursor_at, id: last.id }) : null,
-          limit
-        }
+          ORDER BY t.created_at DESC, t.id DESC LIMIT ${limit + 1}`.pipe(Effect.flatMap(decodeDeliveries), Effect.orDie)
+        return pageOf(rows, limit, (last) => encodeCursor({ at: last.cursor_at, id: last.id }), toDelivery)
       })
 
       const delivery = Effect.fn("Channels.delivery")(function*(principal: Principal, id: string) {
         yield* requirePermission(principal, "view")
-        const [row] = yield* sql<DeliveryRow>`
+        const [row] = yield* sql`
           SELECT ${sql.literal(deliveryColumns)} FROM ${sql.literal(deliveryFrom)}
-          WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid`.pipe(Effect.orDie)
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid`.pipe(Effect.flatMap(decodeDeliveries), Effect.orDie)
         if (row === undefined) return yield* new NotFound({ field: "id", message: `no delivery ${id} in this organization` })
         return toDelivery(row)
       })

@@ -1,53 +1,56 @@
-import { Context, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { detect, type DetectError } from "../adapters/detect.ts"
 import { Fetcher } from "../adapters/Fetcher.ts"
 import { isProviderId, providerIds } from "../adapters/registry.ts"
-import type { CustomSource, CustomSourceCreate, CustomSourceKind, CustomSourcePatch } from "../domain/api/CustomSources.ts"
+import { type CustomSource, type CustomSourceCreate, CustomSourceKind, type CustomSourcePatch } from "../domain/api/CustomSources.ts"
 import { CustomSource as CustomSourceSchema } from "../domain/api/CustomSources.ts"
 import { type Forbidden, InvalidParameter, NotFound, type PlanLimitReached, Unprocessable } from "../domain/api/Errors.ts"
 import type { Principal } from "../domain/Principal.ts"
-import { type CheckClass, checkClassIntervalSeconds, keyFromName, SourceKey } from "../domain/Source.ts"
-import type { SourceStatus } from "../domain/Status.ts"
+import { CategoryId, CheckClass, checkClassIntervalSeconds, keyFromName, SourceKey } from "../domain/Source.ts"
+import { SourceStatus } from "../domain/Status.ts"
 import { checkUrlTarget, SourceGuardConfig, type TargetRefused } from "../platform/Outbound.ts"
 import { Publisher } from "../platform/Publisher.ts"
+import { JsonColumn, rowsOf, TextArrayColumn } from "../platform/Rows.ts"
 import { ShardReloads } from "../domain/ShardReloads.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { ensureWithinLimit } from "./Limits.ts"
 import { publishManualChange } from "./ManualSourceChange.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
 
-export interface CustomSourcePage {
-  readonly data: ReadonlyArray<CustomSource>
-  readonly next_cursor: string | null
-  readonly limit: number
-}
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const sourcesKeyRows = rowsOf("sources", Schema.Struct({ key: Schema.String }))
+const sourcesIdRows = rowsOf("sources", Schema.Struct({ id: Schema.String }))
 
-interface SourceRow {
-  readonly id: string
-  readonly key: string
-  readonly name: string
-  readonly description: string
-  readonly kind: CustomSourceKind
-  readonly status: SourceStatus
-  readonly logo_url: string | null
-  readonly status_page_url: string | null
-  readonly service_url: string | null
-  readonly components_count: number
-  readonly incidents_count: number
-  readonly last_checked_at: Date | string | null
-  readonly last_changed_at: Date | string | null
-  readonly check_class: CheckClass
-  readonly provider_type: string | null
-  readonly verified: boolean
-  readonly realtime: boolean
-  readonly historical: boolean
-  readonly regional: boolean
-  readonly region_statuses: ReadonlyArray<{ readonly region: string; readonly status: SourceStatus }>
-  readonly categories: ReadonlyArray<string> | string
-  readonly cursor_at: string
-}
+
+const SourceRow = Schema.Struct({
+  id: Schema.String,
+  key: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  kind: CustomSourceKind,
+  status: SourceStatus,
+  logo_url: Schema.NullOr(Schema.String),
+  status_page_url: Schema.NullOr(Schema.String),
+  service_url: Schema.NullOr(Schema.String),
+  components_count: Schema.Number,
+  incidents_count: Schema.Number,
+  last_checked_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  last_changed_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  check_class: CheckClass,
+  provider_type: Schema.NullOr(Schema.String),
+  verified: Schema.Boolean,
+  realtime: Schema.Boolean,
+  historical: Schema.Boolean,
+  regional: Schema.Boolean,
+  region_statuses: JsonColumn(Schema.Array(Schema.Struct({ region: Schema.String, status: SourceStatus }))),
+  categories: TextArrayColumn(CategoryId),
+  cursor_at: Schema.String
+})
+type SourceRow = typeof SourceRow.Type
+const decodeSources = rowsOf("sources", SourceRow)
 
 /** What every query of this module selects from `sources t`. */
 const columns = `t.id, t.key, t.name, t.description, t.kind, t.status, t.logo_url, t.status_page_url, t.service_url,
@@ -56,12 +59,6 @@ const columns = `t.id, t.key, t.name, t.description, t.kind, t.status, t.logo_ur
   ARRAY(SELECT sc.category_id FROM source_categories sc JOIN categories c ON c.id = sc.category_id
         WHERE sc.source_id = t.id ORDER BY c.position, c.id) AS categories,
   ${cursorAt}`
-
-const utcOrNull = (value: Date | string | null): DateTime.Utc | null =>
-  value === null ? null : DateTime.fromDateUnsafe(value instanceof Date ? value : new Date(value))
-
-const textArray = (value: ReadonlyArray<string> | string): Array<string> =>
-  typeof value === "string" ? value.replace(/[{}]/g, "").split(",").filter((s) => s !== "") : [...value]
 
 const toCustomSource = (row: SourceRow): CustomSource => ({
   id: row.id,
@@ -74,14 +71,14 @@ const toCustomSource = (row: SourceRow): CustomSource => ({
   service_url: row.service_url,
   components_count: row.components_count,
   incidents_count: row.incidents_count,
-  categories: textArray(row.categories) as CustomSource["categories"],
-  last_checked_at: utcOrNull(row.last_checked_at),
+  categories: row.categories,
+  last_checked_at: row.last_checked_at,
   check_class: row.check_class,
   provider_type: row.provider_type,
   reliability: { verified: row.verified, realtime: row.realtime, historical: row.historical, regional: row.regional },
   regions: row.region_statuses,
   kind: row.kind,
-  last_changed_at: utcOrNull(row.last_changed_at)
+  last_changed_at: row.last_changed_at
 })
 
 const encodeRecord = Schema.encodeSync(CustomSourceSchema)
@@ -149,7 +146,7 @@ const modeOf = (input: CustomSourceCreate) =>
  * polling (decision 0009) refuse every later redirect or DNS change.
  */
 export class CustomSources extends Context.Service<CustomSources, {
-  list(principal: Principal, page: PageRequest): Effect.Effect<CustomSourcePage, Forbidden | InvalidParameter>
+  list(principal: Principal, page: PageRequest): Effect.Effect<Page<CustomSource>, Forbidden | InvalidParameter>
   get(principal: Principal, key: string): Effect.Effect<CustomSource, Forbidden | NotFound>
   create(principal: Principal, input: CustomSourceCreate): Effect.Effect<CustomSource, Forbidden | InvalidParameter | PlanLimitReached | Unprocessable>
   update(principal: Principal, key: string, patch: CustomSourcePatch): Effect.Effect<CustomSource, Forbidden | InvalidParameter | NotFound>
@@ -222,9 +219,9 @@ export class CustomSources extends Context.Service<CustomSources, {
         })
 
       const selectOne = (organizationId: string, key: string, lock: boolean) =>
-        sql<SourceRow>`
+        sql`
           SELECT ${sql.literal(columns)} FROM sources t
-          WHERE t.key = ${key} AND t.organization_id = ${organizationId}::uuid ${sql.literal(lock ? "FOR UPDATE OF t" : "")}`.pipe(
+          WHERE t.key = ${key} AND t.organization_id = ${organizationId}::uuid ${sql.literal(lock ? "FOR UPDATE OF t" : "")}`.pipe(Effect.flatMap(decodeSources),
             Effect.map((rows) => rows[0])
           )
 
@@ -233,10 +230,10 @@ export class CustomSources extends Context.Service<CustomSources, {
         return yield* listPage({
           page,
           select: (where, limit) =>
-            sql<SourceRow>`
+            sql`
               SELECT ${sql.literal(columns)} FROM sources t
               WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeSources)),
           map: toCustomSource
         })
       })
@@ -261,17 +258,17 @@ export class CustomSources extends Context.Service<CustomSources, {
           const manual = values.kind === "manual"
           const checkClass: CheckClass = manual ? "standard" : urlCheckClass
           for (let attempt = 0; attempt < keyAttempts; attempt++) {
-            const taken = yield* sql<{ key: string }>`
-              SELECT key FROM sources WHERE key = ${base} OR key LIKE ${`${base}-%`}`
+            const taken = yield* sql`
+              SELECT key FROM sources WHERE key = ${base} OR key LIKE ${`${base}-%`}`.pipe(Effect.flatMap(sourcesKeyRows))
             const key = freeKey(base, new Set(taken.map((r) => r.key)))
-            const [inserted] = yield* sql<{ id: string }>`
+            const [inserted] = yield* sql`
               INSERT INTO sources (organization_id, key, name, description, kind, provider_type, status, status_page_url, poll_url,
                 check_class, poll_interval_s, last_changed_at)
               VALUES (${principal.organization_id}::uuid, ${key}, ${input.name}, ${input.description ?? ""}, ${values.kind},
                 ${values.provider}, ${manual ? input.status ?? "operational" : "operational"}, ${values.url}, ${values.pollUrl},
                 ${checkClass}, ${checkClassIntervalSeconds[checkClass]}, ${manual ? sql`now()` : sql`NULL`})
               ON CONFLICT (key) DO NOTHING
-              RETURNING id`
+              RETURNING id`.pipe(Effect.flatMap(sourcesIdRows))
             if (inserted !== undefined) return (yield* selectOne(principal.organization_id, key, false))!
           }
           return yield* Effect.die(new Error(`no free source key for ${base} after ${keyAttempts} attempts`))

@@ -1,6 +1,17 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { PlanLimitReached } from "../domain/api/Errors.ts"
+import { rowsOf, TextArrayColumn } from "../platform/Rows.ts"
+
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+/** A count (`n`) of what a plan limit counts: an int, or a bigint (a BigInt or text, by driver). */
+export const countRows = rowsOf("plan limits", Schema.Struct({ n: Schema.Union([Schema.Number, Schema.NumberFromString, Schema.BigInt]) }))
+const planMaxRows = rowsOf("plans", Schema.Struct({ plan: Schema.String, max: Schema.NullOr(Schema.Number) }))
+const channelAllowanceRows = rowsOf("organizations", Schema.Struct({
+  plan: Schema.String,
+  channel_types: TextArrayColumn(Schema.String),
+  max_channels_per_rule: Schema.NullOr(Schema.Number)
+}))
 
 /** What a whole-source stack item counts for `max_components`: the source's components, at least 1. */
 const sourceWeight = (sourceId: string) => `greatest((SELECT count(*) FROM components c WHERE c.source_id = ${sourceId}), 1)`
@@ -9,7 +20,7 @@ const sourceWeight = (sourceId: string) => `greatest((SELECT count(*) FROM compo
 export const sourceItemWeight = (sourceId: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
-    const [row] = yield* sql.unsafe<{ n: number }>(`SELECT ${sourceWeight("$1::uuid")}::int AS n`, [sourceId]).pipe(Effect.orDie)
+    const [row] = yield* sql.unsafe(`SELECT ${sourceWeight("$1::uuid")}::int AS n`, [sourceId]).pipe(Effect.orDie, Effect.flatMap(countRows))
     return Number(row?.n ?? 1)
   })
 
@@ -47,13 +58,13 @@ export const ensureWithinLimit = (organizationId: string, limit: PlanLimit, addi
   Effect.gen(function*() {
     const sql = yield* SqlClient
     const column = limit === "max_custom_sources" ? "coalesce(o.custom_sources_limit, p.max_custom_sources)" : `p.${limit}`
-    const [plan] = yield* sql.unsafe<{ plan: string; max: number | null }>(
+    const [plan] = yield* sql.unsafe(
       `SELECT p.name AS plan, ${column} AS max FROM organizations o JOIN plans p ON p.id = o.plan_id
        WHERE o.id = $1 FOR UPDATE OF o`,
       [organizationId]
-    ).pipe(Effect.orDie)
+    ).pipe(Effect.orDie, Effect.flatMap(planMaxRows))
     if (plan === undefined || plan.max === null) return
-    const [row] = yield* sql.unsafe<{ n: number }>(PlanLimit[limit].count, [organizationId]).pipe(Effect.orDie)
+    const [row] = yield* sql.unsafe(PlanLimit[limit].count, [organizationId]).pipe(Effect.orDie, Effect.flatMap(countRows))
     const current = Number(row?.n ?? 0)
     if (current + adding > plan.max) {
       return yield* new PlanLimitReached({
@@ -67,11 +78,9 @@ export const ensureWithinLimit = (organizationId: string, limit: PlanLimit, addi
 export const channelAllowance = (organizationId: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
-    const [row] = yield* sql<{ plan: string; channel_types: ReadonlyArray<string> | string; max_channels_per_rule: number | null }>`
+    const [row] = yield* sql`
       SELECT p.name AS plan, p.channel_types, p.max_channels_per_rule FROM organizations o JOIN plans p ON p.id = o.plan_id
-      WHERE o.id = ${organizationId}::uuid`.pipe(Effect.orDie)
-    const types = typeof row?.channel_types === "string"
-      ? row.channel_types.replace(/[{}]/g, "").split(",").filter((s) => s !== "")
-      : [...(row?.channel_types ?? [])]
+      WHERE o.id = ${organizationId}::uuid`.pipe(Effect.flatMap(channelAllowanceRows), Effect.orDie)
+    const types = [...(row?.channel_types ?? [])]
     return { plan: row?.plan ?? "", channelTypes: types, maxChannelsPerRule: row?.max_channels_per_rule ?? null }
   })

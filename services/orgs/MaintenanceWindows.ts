@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { type Forbidden, InvalidParameter, NotFound } from "../domain/api/Errors.ts"
 import {
@@ -8,21 +8,25 @@ import {
   parseInstant
 } from "../domain/api/Maintenance.ts"
 import type { Principal } from "../domain/Principal.ts"
+import { rowsOf } from "../platform/Rows.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
 
-interface WindowRow {
-  readonly id: string
-  readonly title: string
-  readonly description: string
-  readonly stack_id: string | null
-  readonly starts_at: Date
-  readonly ends_at: Date
-  readonly active: boolean
-  readonly created_at: Date
-  readonly cursor_at: string
-}
+const WindowRow = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String,
+  description: Schema.String,
+  stack_id: Schema.NullOr(Schema.String),
+  starts_at: Schema.Date,
+  ends_at: Schema.Date,
+  active: Schema.Boolean,
+  created_at: Schema.Date,
+  cursor_at: Schema.String
+})
+type WindowRow = typeof WindowRow.Type
+const decodeWindows = rowsOf("maintenance_windows", WindowRow)
 
 const iso = (d: Date) => new Date(d).toISOString()
 
@@ -53,7 +57,6 @@ const endsAfterStarts = (starts: Date, ends: Date): Effect.Effect<void, InvalidP
     ? Effect.void
     : Effect.fail(new InvalidParameter({ field: "ends_at", message: "ends_at must be after starts_at" }))
 
-type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: number }
 
 /**
  * An organization's own maintenance windows, for the whole organization or
@@ -61,7 +64,7 @@ type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: nu
  * Every change is audited in its transaction.
  */
 export class MaintenanceWindows extends Context.Service<MaintenanceWindows, {
-  list(principal: Principal, query: PageRequest & { readonly active?: "true" | "false" | undefined }): Effect.Effect<PageOf<MaintenanceWindow>, Forbidden | InvalidParameter>
+  list(principal: Principal, query: PageRequest & { readonly active?: "true" | "false" | undefined }): Effect.Effect<Page<MaintenanceWindow>, Forbidden | InvalidParameter>
   create(principal: Principal, input: MaintenanceWindowCreate): Effect.Effect<MaintenanceWindow, Forbidden | NotFound | InvalidParameter>
   get(principal: Principal, id: string): Effect.Effect<MaintenanceWindow, Forbidden | NotFound>
   update(principal: Principal, id: string, input: MaintenanceWindowUpdate): Effect.Effect<MaintenanceWindow, Forbidden | NotFound | InvalidParameter>
@@ -73,9 +76,9 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows, {
       const sql = yield* SqlClient
 
       const windowRow = (orgId: string, id: string, lock = false) =>
-        sql<WindowRow>`
+        sql`
           SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)} FROM maintenance_windows t
-          WHERE t.id = ${id}::uuid AND t.organization_id = ${orgId}::uuid ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${orgId}::uuid ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(Effect.flatMap(decodeWindows),
           Effect.map((rows) => rows[0])
         )
 
@@ -97,11 +100,11 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows, {
         return yield* listPage({
           page: query,
           select: (where, limit) =>
-            sql<WindowRow>`
+            sql`
               SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)}
               FROM maintenance_windows t
               WHERE t.organization_id = ${principal.organization_id}::uuid AND ${filter} AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeWindows)),
           map: toWindow
         })
       })
@@ -115,12 +118,12 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows, {
         const stackId = input.stack_id ?? null
         return yield* sql.withTransaction(Effect.gen(function*() {
           yield* ensureStack(orgId, stackId)
-          const [row] = yield* sql<WindowRow>`
+          const [row] = yield* sql`
             INSERT INTO maintenance_windows AS t (organization_id, title, description, stack_id, starts_at, ends_at, created_by)
             VALUES (${orgId}::uuid, ${input.title}, ${input.description ?? ""}, ${stackId}::uuid,
               ${starts.toISOString()}::timestamptz, ${ends.toISOString()}::timestamptz,
               ${principal.actor.kind === "user" ? principal.actor.id : null}::uuid)
-            RETURNING ${sql.literal(columns)}, ${sql.literal(cursorAt)}`
+            RETURNING ${sql.literal(columns)}, ${sql.literal(cursorAt)}`.pipe(Effect.flatMap(decodeWindows))
           const created = toWindow(row!)
           yield* recordAudit(principal, {
             action: "maintenance_window.created",
@@ -160,11 +163,11 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows, {
           }
           const unchanged = (Object.keys(next) as Array<keyof typeof next>).every((k) => next[k] === before[k])
           if (unchanged) return before
-          const [updated] = yield* sql<WindowRow>`
+          const [updated] = yield* sql`
             UPDATE maintenance_windows AS t SET title = ${next.title}, description = ${next.description}, stack_id = ${next.stack_id}::uuid,
               starts_at = ${next.starts_at}::timestamptz, ends_at = ${next.ends_at}::timestamptz
             WHERE t.id = ${id}::uuid
-            RETURNING ${sql.literal(columns)}, ${sql.literal(cursorAt)}`
+            RETURNING ${sql.literal(columns)}, ${sql.literal(cursorAt)}`.pipe(Effect.flatMap(decodeWindows))
           const after = toWindow(updated!)
           yield* recordAudit(principal, {
             action: "maintenance_window.updated",

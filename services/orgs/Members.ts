@@ -1,29 +1,48 @@
-import { Config, Context, Effect, Layer } from "effect"
+import { Config, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHash, randomBytes } from "node:crypto"
 import { Conflict, type Forbidden, type InvalidParameter, NotFound, type PlanLimitReached } from "../domain/api/Errors.ts"
 import type { Invitation, InvitationCreated, Member } from "../domain/api/Members.ts"
-import type { PlanId, Role } from "../domain/Organization.ts"
+import { PlanId, Role } from "../domain/Organization.ts"
 import type { Principal } from "../domain/Principal.ts"
+import { rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { requirePermission } from "./Access.ts"
 import { invitationMail } from "./InvitationMail.ts"
 import { recordAudit } from "./Audit.ts"
 import { ensureWithinLimit } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
+
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const membershipsNRows = rowsOf("memberships", Schema.Struct({ n: Schema.Number }))
+const invitationsExpiredRows = rowsOf("invitations", Schema.Struct({ expired: Schema.Boolean }))
+const organizationsNameRows = rowsOf("organizations", Schema.Struct({ name: Schema.String }))
+const invitationsOrganizationIdRows = rowsOf("invitations", Schema.Struct({ organization_id: Schema.String }))
+const organizationsSlugPlanIdRows = rowsOf("organizations", Schema.Struct({
+  slug: Schema.String,
+  plan_id: PlanId
+}))
+const usersEmailNameRows = rowsOf("users", Schema.Struct({
+  email: Schema.String,
+  name: Schema.String
+}))
+const membershipsCreatedAtRows = rowsOf("memberships", Schema.Struct({ created_at: Schema.Date }))
 
 /** 32 random bytes, base64url: the secret of the invitation link, sent once and stored only as its SHA-256. */
 const newToken = () => randomBytes(32).toString("base64url")
 export const hashInvitationToken = (token: string) => createHash("sha256").update(token).digest("hex")
 
-interface MemberRow {
-  readonly id: string
-  readonly email: string
-  readonly name: string
-  readonly role: Role
-  readonly created_at: Date
-  readonly cursor_at: string
-}
+const MemberRow = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  name: Schema.String,
+  role: Role,
+  created_at: Schema.Date,
+  cursor_at: Schema.String
+})
+type MemberRow = typeof MemberRow.Type
+const decodeMembers = rowsOf("memberships", MemberRow)
 
 const toMember = (row: MemberRow): Member => ({
   user_id: row.id,
@@ -33,18 +52,20 @@ const toMember = (row: MemberRow): Member => ({
   joined_at: new Date(row.created_at).toISOString()
 })
 
-interface InvitationRow {
-  readonly id: string
-  readonly email: string
-  readonly role: Role
-  readonly invited_by: string | null
-  readonly expires_at: Date
-  readonly created_at: Date
-  readonly accepted_at: Date | null
-  readonly revoked_at: Date | null
-  readonly expired: boolean
-  readonly cursor_at: string
-}
+const InvitationRow = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  role: Role,
+  invited_by: Schema.NullOr(Schema.String),
+  expires_at: Schema.Date,
+  created_at: Schema.Date,
+  accepted_at: Schema.NullOr(Schema.Date),
+  revoked_at: Schema.NullOr(Schema.Date),
+  expired: Schema.Boolean,
+  cursor_at: Schema.String
+})
+type InvitationRow = typeof InvitationRow.Type
+const decodeInvitations = rowsOf("invitations", InvitationRow)
 
 const toInvitation = (row: InvitationRow): Invitation => ({
   id: row.id,
@@ -54,8 +75,6 @@ const toInvitation = (row: InvitationRow): Invitation => ({
   expires_at: new Date(row.expires_at).toISOString(),
   created_at: new Date(row.created_at).toISOString()
 })
-
-type Page<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: number }
 
 /** What accepting an invitation gives: the organization joined and the membership. */
 export interface Joined {
@@ -104,17 +123,17 @@ export class Members extends Context.Service<Members, {
         sql`SELECT id FROM organizations WHERE id = ${organizationId}::uuid FOR UPDATE`
 
       const memberRow = (organizationId: string, userId: string) =>
-        sql<MemberRow>`
+        sql`
           SELECT m.user_id AS id, u.email, u.name, m.role, m.created_at, '' AS cursor_at
           FROM memberships m JOIN users u ON u.id = m.user_id
-          WHERE m.organization_id = ${organizationId}::uuid AND m.user_id = ${userId}::uuid`.pipe(Effect.map((rows) => rows[0]))
+          WHERE m.organization_id = ${organizationId}::uuid AND m.user_id = ${userId}::uuid`.pipe(Effect.flatMap(decodeMembers), Effect.map((rows) => rows[0]))
 
       /** Fails with 409 when `userId` is the organization's only admin (call with the organization locked). */
       const keepAnAdmin = (organizationId: string, member: MemberRow, what: string) =>
         Effect.gen(function*() {
           if (member.role !== "admin") return
-          const [row] = yield* sql<{ n: number }>`
-            SELECT count(*)::int AS n FROM memberships WHERE organization_id = ${organizationId}::uuid AND role = 'admin'`
+          const [row] = yield* sql`
+            SELECT count(*)::int AS n FROM memberships WHERE organization_id = ${organizationId}::uuid AND role = 'admin'`.pipe(Effect.flatMap(membershipsNRows))
           if (Number(row?.n ?? 0) <= 1) {
             return yield* new Conflict({
               field: "role",
@@ -128,12 +147,12 @@ export class Members extends Context.Service<Members, {
         return yield* listPage({
           page,
           select: (where, limit) =>
-            sql<MemberRow>`
+            sql`
               SELECT t.id, t.email, t.name, t.role, t.created_at, ${sql.literal(cursorAt)}
               FROM (SELECT m.user_id AS id, m.organization_id, u.email, u.name, m.role, m.created_at
                     FROM memberships m JOIN users u ON u.id = m.user_id) t
               WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeMembers)),
           map: toMember
         })
       })
@@ -188,11 +207,11 @@ export class Members extends Context.Service<Members, {
         return yield* listPage({
           page,
           select: (where, limit) =>
-            sql<InvitationRow>`
+            sql`
               SELECT ${invitationColumns} FROM invitations t
               WHERE t.organization_id = ${principal.organization_id}::uuid
                 AND t.accepted_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now() AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeInvitations)),
           map: toInvitation
         })
       })
@@ -206,10 +225,10 @@ export class Members extends Context.Service<Members, {
             SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id
             WHERE m.organization_id = ${principal.organization_id}::uuid AND lower(u.email) = ${email}`
           if (member !== undefined) return yield* new Conflict({ field: "email", message: `${email} is already a member` })
-          const open = yield* sql<{ expired: boolean }>`
+          const open = yield* sql`
             SELECT expires_at <= now() AS expired FROM invitations
             WHERE organization_id = ${principal.organization_id}::uuid AND lower(email) = ${email}
-              AND accepted_at IS NULL AND revoked_at IS NULL`
+              AND accepted_at IS NULL AND revoked_at IS NULL`.pipe(Effect.flatMap(invitationsExpiredRows))
           if (open.some((i) => !i.expired)) {
             return yield* new Conflict({ field: "email", message: `${email} already has an open invitation; revoke it to invite again` })
           }
@@ -222,15 +241,15 @@ export class Members extends Context.Service<Members, {
           }
           yield* ensureWithinLimit(principal.organization_id, "max_users")
           const token = newToken()
-          const [row] = yield* sql<InvitationRow>`
+          const [row] = yield* sql`
             INSERT INTO invitations AS t (organization_id, email, role, token_hash, invited_by, expires_at)
             VALUES (${principal.organization_id}::uuid, ${email}, ${input.role}, ${hashInvitationToken(token)},
               ${principal.actor.kind === "user" ? principal.actor.id : null}::uuid, now() + ${ttlHours} * interval '1 hour')
-            RETURNING ${invitationColumns}`
+            RETURNING ${invitationColumns}`.pipe(Effect.flatMap(decodeInvitations))
           const invitation = toInvitation(row!)
           yield* recordAudit(principal, { action: "invitation.created", entity_type: "invitation", entity_id: invitation.id, after: invitation })
           // The e-mail with the link, queued in this transaction and sent by the notifier's mail worker; the token travels sealed.
-          const [org] = yield* sql<{ name: string }>`SELECT name FROM organizations WHERE id = ${principal.organization_id}::uuid`
+          const [org] = yield* sql`SELECT name FROM organizations WHERE id = ${principal.organization_id}::uuid`.pipe(Effect.flatMap(organizationsNameRows))
           const mail = invitationMail({
             organization: org?.name ?? principal.organization_slug,
             email,
@@ -247,17 +266,17 @@ export class Members extends Context.Service<Members, {
       const revokeInvitation = Effect.fn("Members.revokeInvitation")(function*(principal: Principal, id: string) {
         yield* requirePermission(principal, "members.manage")
         yield* sql.withTransaction(Effect.gen(function*() {
-          const [before] = yield* sql<InvitationRow>`
+          const [before] = yield* sql`
             SELECT ${invitationColumns} FROM invitations t
-            WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid FOR UPDATE`
+            WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid FOR UPDATE`.pipe(Effect.flatMap(decodeInvitations))
           if (before === undefined) return yield* new NotFound({ field: "id", message: `no invitation ${id} in this organization` })
           if (before.accepted_at !== null) {
             return yield* new Conflict({ field: "id", message: "the invitation was accepted; remove the member instead" })
           }
           // Revoking twice is not a second change.
           if (before.revoked_at !== null) return
-          const [after] = yield* sql<InvitationRow>`
-            UPDATE invitations AS t SET revoked_at = now() WHERE t.id = ${id}::uuid RETURNING ${invitationColumns}`
+          const [after] = yield* sql`
+            UPDATE invitations AS t SET revoked_at = now() WHERE t.id = ${id}::uuid RETURNING ${invitationColumns}`.pipe(Effect.flatMap(decodeInvitations))
           yield* recordAudit(principal, {
             action: "invitation.revoked",
             entity_type: "invitation",
@@ -272,12 +291,12 @@ export class Members extends Context.Service<Members, {
         const hash = hashInvitationToken(token)
         const unknown = new NotFound({ field: "token", message: "no invitation has this token" })
         return yield* sql.withTransaction(Effect.gen(function*() {
-          const [found] = yield* sql<{ organization_id: string }>`SELECT organization_id FROM invitations WHERE token_hash = ${hash}`
+          const [found] = yield* sql`SELECT organization_id FROM invitations WHERE token_hash = ${hash}`.pipe(Effect.flatMap(invitationsOrganizationIdRows))
           if (found === undefined) return yield* unknown
-          const [organization] = yield* sql<{ slug: string; plan_id: PlanId }>`
-            SELECT slug, plan_id FROM organizations WHERE id = ${found.organization_id}::uuid FOR UPDATE`
-          const [invitation] = yield* sql<InvitationRow>`
-            SELECT ${invitationColumns} FROM invitations t WHERE t.token_hash = ${hash} FOR UPDATE`
+          const [organization] = yield* sql`
+            SELECT slug, plan_id FROM organizations WHERE id = ${found.organization_id}::uuid FOR UPDATE`.pipe(Effect.flatMap(organizationsSlugPlanIdRows))
+          const [invitation] = yield* sql`
+            SELECT ${invitationColumns} FROM invitations t WHERE t.token_hash = ${hash} FOR UPDATE`.pipe(Effect.flatMap(decodeInvitations))
           if (organization === undefined || invitation === undefined) return yield* unknown
           if (invitation.accepted_at !== null) return yield* new Conflict({ field: "token", message: "this invitation was already accepted" })
           if (invitation.revoked_at !== null) return yield* new Conflict({ field: "token", message: "this invitation was revoked" })
@@ -287,7 +306,7 @@ export class Members extends Context.Service<Members, {
               message: `this invitation expired at ${new Date(invitation.expires_at).toISOString()}; ask for a new one`
             })
           }
-          const [user] = yield* sql<{ email: string; name: string }>`SELECT email, name FROM users WHERE id = ${userId}::uuid`
+          const [user] = yield* sql`SELECT email, name FROM users WHERE id = ${userId}::uuid`.pipe(Effect.flatMap(usersEmailNameRows))
           if (user === undefined) return yield* new NotFound({ field: "user_id", message: `no user ${userId}` })
           const existing = yield* memberRow(found.organization_id, userId)
           if (existing !== undefined) {
@@ -295,9 +314,9 @@ export class Members extends Context.Service<Members, {
           }
           // The open invitation already counts against max_users; accepting adds nothing, unless the plan shrank since.
           yield* ensureWithinLimit(found.organization_id, "max_users", 0)
-          const [row] = yield* sql<{ created_at: Date }>`
+          const [row] = yield* sql`
             INSERT INTO memberships (organization_id, user_id, role)
-            VALUES (${found.organization_id}::uuid, ${userId}::uuid, ${invitation.role}) RETURNING created_at`
+            VALUES (${found.organization_id}::uuid, ${userId}::uuid, ${invitation.role}) RETURNING created_at`.pipe(Effect.flatMap(membershipsCreatedAtRows))
           yield* sql`UPDATE invitations SET accepted_at = now() WHERE id = ${invitation.id}::uuid`
           const member = toMember({ id: userId, email: user.email, name: user.name, role: invitation.role, created_at: row!.created_at, cursor_at: "" })
           const principal: Principal = {

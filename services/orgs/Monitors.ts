@@ -1,18 +1,20 @@
-import { Context, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { Conflict, type Forbidden, InvalidParameter, NotFound, type PlanLimitReached } from "../domain/api/Errors.ts"
 import { MonitorRecord, type MonitorPatch, type MonitorSaved } from "../domain/api/Monitors.ts"
-import type { AuthType, MonitorAuth, MonitorState } from "../domain/Monitor.ts"
+import { AuthType, type MonitorAuth, MonitorState } from "../domain/Monitor.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { ensureWithinLimit } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
+import { rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { MonitorAgents } from "../monitors/MonitorAgents.ts"
 import { ShardReloads } from "../domain/ShardReloads.ts"
 import { checkUrlTarget, type TargetRefused } from "../platform/AddressGuard.ts"
-import { headersOf, intArray, type MonitorSettingsRow, settingsOfRow } from "../monitors/MonitorRow.ts"
+import { MonitorSettingsRow, settingsOfRow } from "../monitors/MonitorRow.ts"
 import { type FieldIssue, MonitorInvalid, type MonitorSettings, validateMonitor } from "../monitors/Validate.ts"
 
 export class MonitorNotFound extends Schema.TaggedError<MonitorNotFound>()("MonitorNotFound", {
@@ -26,32 +28,30 @@ export interface CreatedMonitor {
   readonly warnings: ReadonlyArray<FieldIssue>
 }
 
-export interface MonitorPage {
-  readonly data: ReadonlyArray<MonitorRecord>
-  readonly next_cursor: string | null
-  readonly limit: number
-}
 
 /** A row of `monitors` as the API reads it (never the credentials). */
-interface MonitorRow extends MonitorSettingsRow {
-  readonly id: string
-  readonly organization_id: string
-  readonly auth_type: AuthType
-  readonly state: MonitorState
-  readonly consecutive_failures: number
-  readonly last_checked_at: Date | string | null
-  readonly last_changed_at: Date | string | null
-  readonly last_error: string | null
-  readonly last_response_ms: number | null
-  readonly last_http_status: number | null
-  readonly tls_valid_to: Date | string | null
-  readonly tls_issuer: string | null
-  readonly created_at: Date | string
-  readonly updated_at: Date | string
+const MonitorRow = Schema.Struct({
+  ...MonitorSettingsRow.fields,
+  id: Schema.String,
+  organization_id: Schema.String,
+  auth_type: AuthType,
+  state: MonitorState,
+  consecutive_failures: Schema.Number,
+  last_checked_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  last_changed_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  last_error: Schema.NullOr(Schema.String),
+  last_response_ms: Schema.NullOr(Schema.Number),
+  last_http_status: Schema.NullOr(Schema.Number),
+  tls_valid_to: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  tls_issuer: Schema.NullOr(Schema.String),
+  created_at: Schema.DateTimeUtcFromDate,
+  updated_at: Schema.DateTimeUtcFromDate,
   /** updated_at to the microsecond: an update applies only to the version it was validated against. */
-  readonly version: string
-  readonly cursor_at: string
-}
+  version: Schema.String,
+  cursor_at: Schema.String
+})
+type MonitorRow = typeof MonitorRow.Type
+const decodeMonitors = rowsOf("monitors", MonitorRow)
 
 /** What every query of this module selects from `monitors t`. */
 const columns = `t.id, t.organization_id, t.name, t.url, t.check_type, t.method, t.interval_s, t.alert_threshold, t.timeout_ms,
@@ -59,10 +59,6 @@ const columns = `t.id, t.organization_id, t.name, t.url, t.check_type, t.method,
   t.follow_redirects, t.tls_verify, t.state, t.consecutive_failures, t.last_checked_at, t.last_changed_at, t.last_error,
   t.last_response_ms, t.last_http_status, t.tls_valid_to, t.tls_issuer, t.created_at, t.updated_at,
   to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS version, ${cursorAt}`
-
-const utc = (value: Date | string): DateTime.Utc => DateTime.fromDateUnsafe(value instanceof Date ? value : new Date(value))
-const utcOrNull = (value: Date | string | null): DateTime.Utc | null => value === null ? null : utc(value)
-
 
 export const toMonitorRecord = (row: MonitorRow): MonitorRecord => ({
   id: row.id,
@@ -75,27 +71,27 @@ export const toMonitorRecord = (row: MonitorRow): MonitorRecord => ({
   timeout: row.timeout_ms,
   expected_status: row.expected_status,
   method: row.method,
-  headers: headersOf(row.headers),
+  headers: row.headers,
   auth: { type: row.auth_type },
   body: row.body,
   keyword: row.keyword,
   keyword_mode: row.keyword_mode,
   degraded_after_ms: row.degraded_after_ms,
-  ssl_expiry_days: intArray(row.ssl_expiry_days),
+  ssl_expiry_days: row.ssl_expiry_days,
   follow_redirects: row.follow_redirects,
   tls_verify: row.tls_verify,
   paused: row.state === "paused",
   state: row.state,
   consecutive_failures: row.consecutive_failures,
-  last_checked_at: utcOrNull(row.last_checked_at),
-  last_changed_at: utcOrNull(row.last_changed_at),
+  last_checked_at: row.last_checked_at,
+  last_changed_at: row.last_changed_at,
   last_error: row.last_error,
   last_response_ms: row.last_response_ms,
   last_http_status: row.last_http_status,
-  tls_valid_to: utcOrNull(row.tls_valid_to),
+  tls_valid_to: row.tls_valid_to,
   tls_issuer: row.tls_issuer,
-  created_at: utc(row.created_at),
-  updated_at: utc(row.updated_at)
+  created_at: row.created_at,
+  updated_at: row.updated_at
 })
 
 const encodeRecord = Schema.encodeSync(MonitorRecord)
@@ -166,7 +162,7 @@ const updateAttempts = 3
 export class Monitors extends Context.Service<Monitors, {
   create(organizationId: string, input: unknown): Effect.Effect<CreatedMonitor, MonitorInvalid>
   setPaused(organizationId: string, id: string, paused: boolean): Effect.Effect<void, MonitorNotFound>
-  list(principal: Principal, page: PageRequest): Effect.Effect<MonitorPage, Forbidden | InvalidParameter>
+  list(principal: Principal, page: PageRequest): Effect.Effect<Page<MonitorRecord>, Forbidden | InvalidParameter>
   get(principal: Principal, id: string): Effect.Effect<MonitorRecord, Forbidden | NotFound>
   add(principal: Principal, input: unknown): Effect.Effect<MonitorSaved, Forbidden | InvalidParameter | PlanLimitReached>
   update(principal: Principal, id: string, patch: MonitorPatch): Effect.Effect<MonitorSaved, Forbidden | InvalidParameter | NotFound | Conflict>
@@ -203,7 +199,7 @@ export class Monitors extends Context.Service<Monitors, {
 
       const insert = (organizationId: string, settings: MonitorSettings) => {
         const secret = settings.auth === undefined ? null : box.seal(JSON.stringify(settings.auth))
-        return sql<MonitorRow>`
+        return sql`
           INSERT INTO monitors AS t (organization_id, name, url, check_type, method, interval_s, alert_threshold, timeout_ms,
             expected_status, headers, auth_type, auth_secret, body, keyword, keyword_mode, degraded_after_ms,
             ssl_expiry_days, follow_redirects, tls_verify, state)
@@ -213,26 +209,26 @@ export class Monitors extends Context.Service<Monitors, {
             ${settings.body ?? null}, ${settings.keyword ?? null}, ${settings.keyword_mode}, ${settings.degraded_after_ms ?? null}::int,
             ${settings.ssl_expiry_days}::int[], ${settings.follow_redirects}, ${settings.tls_verify},
             ${settings.paused ? "paused" : "pending"})
-          RETURNING ${sql.literal(columns)}`.pipe(Effect.map((rows) => rows[0]!))
+          RETURNING ${sql.literal(columns)}`.pipe(Effect.flatMap(decodeMonitors), Effect.map((rows) => rows[0]!))
       }
 
       const selectOne = (organizationId: string, id: string, lock: boolean) =>
-        sql<MonitorRow>`
+        sql`
           SELECT ${sql.literal(columns)} FROM monitors t
-          WHERE t.id = ${id}::uuid AND t.organization_id = ${organizationId}::uuid ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${organizationId}::uuid ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(Effect.flatMap(decodeMonitors),
             Effect.map((rows) => rows[0])
           )
 
       /** Pausing resets the failure count; resuming starts again from pending. */
       const updatePaused = (organizationId: string, id: string, paused: boolean) =>
-        sql<MonitorRow>`
+        sql`
           UPDATE monitors AS t SET
             state = CASE WHEN ${paused} THEN 'paused' WHEN t.state = 'paused' THEN 'pending' ELSE t.state END,
             consecutive_failures = CASE WHEN ${paused} OR t.state = 'paused' THEN 0 ELSE t.consecutive_failures END,
             last_changed_at = CASE WHEN (t.state = 'paused') <> ${paused} THEN now() ELSE t.last_changed_at END,
             updated_at = now()
           WHERE t.id = ${id}::uuid AND t.organization_id = ${organizationId}::uuid
-          RETURNING ${sql.literal(columns)}`.pipe(Effect.map((rows) => rows[0]))
+          RETURNING ${sql.literal(columns)}`.pipe(Effect.flatMap(decodeMonitors), Effect.map((rows) => rows[0]))
 
       const create = Effect.fn("Monitors.create")(function*(organizationId: string, input: unknown) {
         const { settings, warnings } = yield* accept(input)
@@ -250,10 +246,10 @@ export class Monitors extends Context.Service<Monitors, {
         return yield* listPage({
           page,
           select: (where, limit) =>
-            sql<MonitorRow>`
+            sql`
               SELECT ${sql.literal(columns)} FROM monitors t
               WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeMonitors)),
           map: toMonitorRecord
         })
       })
@@ -296,7 +292,7 @@ export class Monitors extends Context.Service<Monitors, {
           const saved = yield* sql.withTransaction(Effect.gen(function*() {
             const before = yield* selectOne(principal.organization_id, id, true)
             if (before === undefined || before.version !== current.version) return undefined
-            const [after] = yield* sql<MonitorRow>`
+            const [after] = yield* sql`
               UPDATE monitors AS t SET name = ${settings.name}, url = ${settings.url}, check_type = ${settings.check_type},
                 method = ${settings.method}, interval_s = ${settings.interval}, alert_threshold = ${settings.alert_threshold},
                 timeout_ms = ${settings.timeout}, expected_status = ${settings.expected_status},
@@ -306,7 +302,7 @@ export class Monitors extends Context.Service<Monitors, {
                 follow_redirects = ${settings.follow_redirects}, tls_verify = ${settings.tls_verify},
                 updated_at = clock_timestamp()
               WHERE t.id = ${id}::uuid
-              RETURNING ${sql.literal(columns)}`
+              RETURNING ${sql.literal(columns)}`.pipe(Effect.flatMap(decodeMonitors))
             const record = toMonitorRecord(after!)
             yield* recordAudit(principal, {
               action: "monitor.updated",
@@ -362,9 +358,9 @@ export class Monitors extends Context.Service<Monitors, {
       const remove = Effect.fn("Monitors.remove")(function*(principal: Principal, id: string) {
         yield* requirePermission(principal, "content.delete")
         const removed = yield* sql.withTransaction(Effect.gen(function*() {
-          const [before] = yield* sql<MonitorRow>`
+          const [before] = yield* sql`
             DELETE FROM monitors AS t WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid
-            RETURNING ${sql.literal(columns)}`
+            RETURNING ${sql.literal(columns)}`.pipe(Effect.flatMap(decodeMonitors))
           if (before === undefined) return false
           yield* recordAudit(principal, {
             action: "monitor.deleted",

@@ -1,13 +1,52 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { Conflict, type Forbidden, type InvalidParameter, NotFound } from "../domain/api/Errors.ts"
-import type { PlanId } from "../domain/Organization.ts"
+import { PlanId } from "../domain/Organization.ts"
 import type { AuditEntry, Organization } from "../domain/api/Organization.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { requirePermission } from "./Access.ts"
 import { recordOperatorAudit } from "./Audit.ts"
-import { PlanLimit } from "./Limits.ts"
+import { rowsOf, TextArrayColumn } from "../platform/Rows.ts"
+import { countRows, PlanLimit } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
+
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const decodeOrganizations = rowsOf("organizations", Schema.Struct({
+  id: Schema.String,
+  slug: Schema.String,
+  name: Schema.String,
+  plan_id: PlanId,
+  created_at: Schema.Date,
+  channel_types: TextArrayColumn(Schema.String),
+  max_stacks: Schema.NullOr(Schema.Number),
+  max_components: Schema.NullOr(Schema.Number),
+  max_monitors: Schema.NullOr(Schema.Number),
+  max_users: Schema.NullOr(Schema.Number),
+  max_rules: Schema.NullOr(Schema.Number),
+  max_custom_sources: Schema.NullOr(Schema.Number),
+  max_channels_per_rule: Schema.NullOr(Schema.Number)
+}))
+const organizationsIdRows = rowsOf("organizations", Schema.Struct({ id: Schema.String }))
+const organizationsIdPlanIdRows = rowsOf("organizations", Schema.Struct({
+  id: Schema.String,
+  plan_id: PlanId
+}))
+const organizationsPlanIdRows = rowsOf("organizations", Schema.Struct({ plan_id: PlanId }))
+const auditLogRows = rowsOf("audit_log", Schema.Struct({
+  id: Schema.String,
+  cursor_at: Schema.String,
+  action: Schema.String,
+  entity_type: Schema.String,
+  entity_id: Schema.NullOr(Schema.String),
+  actor_user_id: Schema.NullOr(Schema.String),
+  actor_api_key_id: Schema.NullOr(Schema.String),
+  actor_operator: Schema.NullOr(Schema.String),
+  before: Schema.Unknown,
+  after: Schema.Unknown,
+  ip: Schema.NullOr(Schema.String),
+  created_at: Schema.Date
+}))
 
 
 const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
@@ -22,7 +61,7 @@ export class Organizations extends Context.Service<Organizations, {
   get(principal: Principal): Effect.Effect<Organization>
   /** The operator (`operator`: who ran the command) moves the organization `slug` to `plan`; audited as the operator. */
   setPlanAsOperator(slug: string, plan: PlanId, operator: string): Effect.Effect<Organization, NotFound>
-  auditLog(principal: Principal, page: PageRequest): Effect.Effect<{ data: ReadonlyArray<AuditEntry>; next_cursor: string | null; limit: number }, Forbidden | InvalidParameter>
+  auditLog(principal: Principal, page: PageRequest): Effect.Effect<Page<AuditEntry>, Forbidden | InvalidParameter>
 }>()("statusgrid/orgs/Organizations") {
   static readonly layer = Layer.effect(
     Organizations,
@@ -33,50 +72,50 @@ export class Organizations extends Context.Service<Organizations, {
         if (!slugPattern.test(input.slug)) {
           return yield* new Conflict({ field: "slug", message: "slug must be 1-63 lower-case letters, digits or inner hyphens" })
         }
-        const rows = yield* sql<{ id: string }>`
+        const rows = yield* sql`
           INSERT INTO organizations (slug, name, plan_id) VALUES (${input.slug}, ${input.name}, ${input.plan ?? "free"})
-          ON CONFLICT (slug) DO NOTHING RETURNING id`.pipe(Effect.orDie)
+          ON CONFLICT (slug) DO NOTHING RETURNING id`.pipe(Effect.flatMap(organizationsIdRows), Effect.orDie)
         if (rows.length === 0) return yield* new Conflict({ field: "slug", message: `the slug ${input.slug} is taken` })
         return { id: rows[0]!.id }
       })
 
       const byId = Effect.fn("Organizations.byId")(function*(organizationId: string) {
-        const [row] = yield* sql<Record<string, unknown>>`
+        const [row] = yield* sql`
           SELECT o.id, o.slug, o.name, o.plan_id, o.created_at, p.channel_types, p.max_stacks, p.max_components, p.max_monitors,
             p.max_users, p.max_rules, coalesce(o.custom_sources_limit, p.max_custom_sources) AS max_custom_sources,
             p.max_channels_per_rule
-          FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = ${organizationId}::uuid`.pipe(Effect.orDie)
+          FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = ${organizationId}::uuid`.pipe(Effect.flatMap(decodeOrganizations), Effect.orDie)
         const used = yield* Effect.forEach(
           ["max_stacks", "max_components", "max_monitors", "max_users", "max_rules", "max_custom_sources"] as const,
           (limit) =>
-            sql.unsafe<{ n: number }>(PlanLimit[limit].count, [organizationId]).pipe(
-              Effect.map((r) => [limit, { limit: (row![limit] as number | null) ?? null, used: Number(r[0]?.n ?? 0) }] as const),
+            sql.unsafe(PlanLimit[limit].count, [organizationId]).pipe(
+              Effect.flatMap(countRows),
+              Effect.map((r) => [limit, { limit: row![limit], used: Number(r[0]?.n ?? 0) }] as const),
               Effect.orDie
             )
         )
-        const types = row!["channel_types"]
         return {
-          id: row!["id"] as string,
-          slug: row!["slug"] as string,
-          name: row!["name"] as string,
-          plan: row!["plan_id"] as PlanId,
-          channel_types: typeof types === "string" ? types.replace(/[{}]/g, "").split(",") : [...(types as Array<string>)],
+          id: row!.id,
+          slug: row!.slug,
+          name: row!.name,
+          plan: row!.plan_id,
+          channel_types: [...row!.channel_types],
           limits: {
             ...(Object.fromEntries(used) as Record<(typeof used)[number][0], { limit: number | null; used: number }>),
-            max_channels_per_rule: (row!["max_channels_per_rule"] as number | null) ?? null
+            max_channels_per_rule: row!.max_channels_per_rule
           },
-          created_at: new Date(row!["created_at"] as string).toISOString()
+          created_at: row!.created_at.toISOString()
         } satisfies Organization
       })
 
       const get = (principal: Principal) => byId(principal.organization_id)
 
       const setPlanAsOperator = Effect.fn("Organizations.setPlanAsOperator")(function*(slug: string, plan: PlanId, operator: string) {
-        const [found] = yield* sql<{ id: string; plan_id: PlanId }>`
-          SELECT id, plan_id FROM organizations WHERE slug = ${slug}`.pipe(Effect.orDie)
+        const [found] = yield* sql`
+          SELECT id, plan_id FROM organizations WHERE slug = ${slug}`.pipe(Effect.flatMap(organizationsIdPlanIdRows), Effect.orDie)
         if (found === undefined) return yield* new NotFound({ field: "slug", message: `no organization with slug ${slug}` })
         yield* sql.withTransaction(Effect.gen(function*() {
-          const [locked] = yield* sql<{ plan_id: PlanId }>`SELECT plan_id FROM organizations WHERE id = ${found.id}::uuid FOR UPDATE`
+          const [locked] = yield* sql`SELECT plan_id FROM organizations WHERE id = ${found.id}::uuid FOR UPDATE`.pipe(Effect.flatMap(organizationsPlanIdRows))
           yield* sql`UPDATE organizations SET plan_id = ${plan}, updated_at = now() WHERE id = ${found.id}::uuid`
           yield* recordOperatorAudit(found.id, operator, {
             action: "organization.plan_changed",
@@ -95,24 +134,11 @@ export class Organizations extends Context.Service<Organizations, {
           page,
           idType: "bigint",
           select: (where, limit) =>
-            sql<{
-              id: string
-              cursor_at: string
-              action: string
-              entity_type: string
-              entity_id: string | null
-              actor_user_id: string | null
-              actor_api_key_id: string | null
-              actor_operator: string | null
-              before: unknown
-              after: unknown
-              ip: string | null
-              created_at: Date
-            }>`
+            sql`
               SELECT t.id::text AS id, t.action, t.entity_type, t.entity_id, t.actor_user_id, t.actor_api_key_id, t.actor_operator,
                 t.before, t.after, host(t.ip) AS ip, t.created_at, ${sql.literal(cursorAt)}
               FROM audit_log t WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(auditLogRows)),
           map: (row): AuditEntry => ({
             id: row.id,
             action: row.action,

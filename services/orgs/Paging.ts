@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { Fragment } from "effect/sql/Statement"
 import { InvalidParameter } from "../domain/api/Errors.ts"
-import { defaultPageSize } from "../domain/api/Paging.ts"
+import { defaultPageSize, pageOf } from "../domain/api/Paging.ts"
 
 /** A position in a list ordered by (created_at, id): the last row of the previous page. */
 export interface Position {
@@ -76,11 +76,5 @@ export const listPage = <Row extends { readonly cursor_at: string; readonly id: 
       ? sql`(t.created_at, t.id) > (${after.at}::timestamptz, ${after.id}::bigint)`
       : sql`(t.created_at, t.id) > (${after.at}::timestamptz, ${after.id}::uuid)`
     const rows = yield* options.select(where, limit + 1).pipe(Effect.orDie)
-    const data = rows.slice(0, limit)
-    const last = data.at(-1)
-    return {
-      data: data.map(options.map),
-      next_cursor: rows.length > limit && last !== undefined ? encodeCursor({ at: last.cursor_at, id: last.id }) : null,
-      limit
-    }
+    return pageOf(rows, limit, (last) => encodeCursor({ at: last.cursor_at, id: last.id }), options.map)
   })

@@ -1,35 +1,43 @@
-import { Context, Effect, Layer, Result } from "effect"
+import { Context, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { type Forbidden, InvalidParameter, NotFound, PlanLimitReached } from "../domain/api/Errors.ts"
-import type { Rule, RuleCreate, RuleUpdate } from "../domain/api/Notifications.ts"
+import { Rule, type RuleCreate, type RuleUpdate } from "../domain/api/Notifications.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { type RuleInput, validateRule } from "../domain/Rule.ts"
+import { rowsOf, TextArrayColumn } from "../platform/Rows.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
-import { canonicalJson, type PageOf } from "./Channels.ts"
+import { canonicalJson } from "./Channels.ts"
 import { ensureWithinLimit } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
 
-interface RuleRow {
-  readonly id: string
-  readonly name: string
-  readonly active: boolean
-  readonly triggers: Rule["triggers"]
-  readonly scope: Rule["scope"]
-  readonly alert_levels: Rule["alert_levels"]
-  readonly schedule: Rule["schedule"]
-  readonly group_window_s: number | null
-  readonly cooldown_s: number
-  readonly escalation: Rule["escalation"]
-  readonly template: Rule["template"]
-  readonly stack_ids: ReadonlyArray<string>
-  readonly component_ids: ReadonlyArray<string>
-  readonly monitor_ids: ReadonlyArray<string>
-  readonly channel_ids: ReadonlyArray<string>
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly cursor_at: string
-}
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const stacksIdRows = rowsOf("stacks", Schema.Struct({ id: Schema.String }))
+const componentsIdRows = rowsOf("components", Schema.Struct({ id: Schema.String }))
+const monitorsIdRows = rowsOf("monitors", Schema.Struct({ id: Schema.String }))
+const channelsIdRows = rowsOf("channels", Schema.Struct({ id: Schema.String }))
+const planFeatureRows = rowsOf("organizations", Schema.Struct({
+  name: Schema.String,
+  features: TextArrayColumn(Schema.String),
+  channel_types: TextArrayColumn(Schema.String),
+  max: Schema.NullOr(Schema.Number)
+}))
+const channelsIdTypeRows = rowsOf("channels", Schema.Struct({
+  id: Schema.String,
+  type: Schema.String
+}))
+const notificationRulesIdRows = rowsOf("notification_rules", Schema.Struct({ id: Schema.String }))
+
+/** A rule as selected (ids aggregated, enum arrays as jsonb): the API record with its times as Dates. */
+const RuleRow = Schema.Struct({
+  ...Rule.fields,
+  created_at: Schema.Date,
+  updated_at: Schema.Date,
+  cursor_at: Schema.String
+})
+type RuleRow = typeof RuleRow.Type
+const decodeRules = rowsOf("notification_rules", RuleRow)
 
 const idsOf = (table: string, column: string) =>
   `coalesce((SELECT jsonb_agg(x.${column} ORDER BY x.${column}) FROM ${table} x WHERE x.rule_id = t.id AND x.${column} IS NOT NULL), '[]'::jsonb) AS ${
@@ -119,7 +127,7 @@ interface Touched {
  * custom_templates) enforced, every change audited in its transaction.
  */
 export class Rules extends Context.Service<Rules, {
-  list(principal: Principal, page: PageRequest): Effect.Effect<PageOf<Rule>, Forbidden | InvalidParameter>
+  list(principal: Principal, page: PageRequest): Effect.Effect<Page<Rule>, Forbidden | InvalidParameter>
   get(principal: Principal, id: string): Effect.Effect<Rule, Forbidden | NotFound>
   create(principal: Principal, input: RuleCreate): Effect.Effect<Rule, Forbidden | InvalidParameter | NotFound | PlanLimitReached>
   update(principal: Principal, id: string, patch: RuleUpdate): Effect.Effect<Rule, Forbidden | InvalidParameter | NotFound | PlanLimitReached>
@@ -131,9 +139,9 @@ export class Rules extends Context.Service<Rules, {
       const sql = yield* SqlClient
 
       const load = (principal: Principal, id: string) =>
-        sql<RuleRow>`
+        sql`
           SELECT ${sql.literal(ruleColumns)} FROM notification_rules t
-          WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid`.pipe(
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid`.pipe(Effect.flatMap(decodeRules),
           Effect.map((rows) => (rows[0] === undefined ? undefined : toRule(rows[0]))),
           Effect.orDie
         )
@@ -145,19 +153,19 @@ export class Rules extends Context.Service<Rules, {
       const checkReferences = Effect.fnUntraced(function*(principal: Principal, rule: RuleInput, touched: Touched) {
         const org = principal.organization_id
         if (touched.scope) {
-          yield* missing("stack_ids", "stack", rule.stack_ids, yield* sql<{ id: string }>`
-            SELECT id FROM stacks WHERE organization_id = ${org}::uuid AND id = ANY(${rule.stack_ids}::uuid[]) FOR SHARE`)
+          yield* missing("stack_ids", "stack", rule.stack_ids, yield* sql`
+            SELECT id FROM stacks WHERE organization_id = ${org}::uuid AND id = ANY(${rule.stack_ids}::uuid[]) FOR SHARE`.pipe(Effect.flatMap(stacksIdRows)))
           // Catalog components (enabled catalog sources) and the organization's own custom sources' components.
-          yield* missing("component_ids", "component", rule.component_ids, yield* sql<{ id: string }>`
+          yield* missing("component_ids", "component", rule.component_ids, yield* sql`
             SELECT c.id FROM components c JOIN sources s ON s.id = c.source_id
             WHERE c.id = ANY(${rule.component_ids}::uuid[])
               AND (s.organization_id = ${org}::uuid OR (s.organization_id IS NULL AND s.kind = 'catalog' AND s.enabled))
-            FOR SHARE OF c`)
-          yield* missing("monitor_ids", "monitor", rule.monitor_ids, yield* sql<{ id: string }>`
-            SELECT id FROM monitors WHERE organization_id = ${org}::uuid AND id = ANY(${rule.monitor_ids}::uuid[]) FOR SHARE`)
+            FOR SHARE OF c`.pipe(Effect.flatMap(componentsIdRows)))
+          yield* missing("monitor_ids", "monitor", rule.monitor_ids, yield* sql`
+            SELECT id FROM monitors WHERE organization_id = ${org}::uuid AND id = ANY(${rule.monitor_ids}::uuid[]) FOR SHARE`.pipe(Effect.flatMap(monitorsIdRows)))
         }
         const channelsOf = (ids: ReadonlyArray<string>) =>
-          sql<{ id: string }>`SELECT id FROM channels WHERE organization_id = ${org}::uuid AND id = ANY(${ids}::uuid[]) FOR SHARE`
+          sql`SELECT id FROM channels WHERE organization_id = ${org}::uuid AND id = ANY(${ids}::uuid[]) FOR SHARE`.pipe(Effect.flatMap(channelsIdRows))
         if (touched.channels) yield* missing("channel_ids", "channel", rule.channel_ids, yield* channelsOf(rule.channel_ids))
         if (touched.escalation) {
           for (const [i, step] of (rule.escalation ?? []).entries()) {
@@ -168,9 +176,9 @@ export class Rules extends Context.Service<Rules, {
 
       /** 402 for an Enterprise feature the plan lacks, more channels than it allows per rule, or a channel type it does not allow. */
       const checkPlan = Effect.fnUntraced(function*(principal: Principal, rule: RuleInput, touched: Touched) {
-        const [plan] = yield* sql<{ name: string; features: ReadonlyArray<string>; channel_types: ReadonlyArray<string>; max: number | null }>`
+        const [plan] = yield* sql`
           SELECT p.name, to_jsonb(p.features) AS features, to_jsonb(p.channel_types) AS channel_types, p.max_channels_per_rule AS max
-          FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = ${principal.organization_id}::uuid`
+          FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = ${principal.organization_id}::uuid`.pipe(Effect.flatMap(planFeatureRows))
         const features = new Set(plan?.features ?? [])
         if (touched.escalation && rule.escalation !== null && !features.has("escalation")) {
           return yield* new PlanLimitReached({
@@ -191,8 +199,8 @@ export class Rules extends Context.Service<Rules, {
             message: `the ${plan.name} plan allows ${plan.max} channels per rule; this rule has ${rule.channel_ids.length}`
           })
         }
-        const types = yield* sql<{ id: string; type: string }>`
-          SELECT id, type FROM channels WHERE id = ANY(${rule.channel_ids}::uuid[]) ORDER BY id`
+        const types = yield* sql`
+          SELECT id, type FROM channels WHERE id = ANY(${rule.channel_ids}::uuid[]) ORDER BY id`.pipe(Effect.flatMap(channelsIdTypeRows))
         const refused = types.find((c) => !(plan?.channel_types ?? []).includes(c.type))
         if (refused !== undefined) {
           return yield* new PlanLimitReached({
@@ -222,10 +230,10 @@ export class Rules extends Context.Service<Rules, {
         return yield* listPage({
           page,
           select: (where, limit) =>
-            sql<RuleRow>`
+            sql`
               SELECT ${sql.literal(ruleColumns)} FROM notification_rules t
               WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeRules)),
           map: toRule
         })
       })
@@ -248,14 +256,14 @@ export class Rules extends Context.Service<Rules, {
           yield* ensureWithinLimit(principal.organization_id, "max_rules")
           yield* checkReferences(principal, rule, all)
           yield* checkPlan(principal, rule, all)
-          const [row] = yield* sql<{ id: string }>`
+          const [row] = yield* sql`
             INSERT INTO notification_rules (organization_id, name, active, triggers, scope, alert_levels, schedule,
               group_window_s, cooldown_s, escalation, template, created_by)
             VALUES (${principal.organization_id}::uuid, ${rule.name}, ${rule.active}, ${rule.triggers}::text[], ${rule.scope},
               ${rule.alert_levels}::text[], ${json(rule.schedule)}::jsonb, ${rule.group_window_s}::int, ${rule.cooldown_s},
               ${json(rule.escalation)}::jsonb, ${json(rule.template)}::jsonb,
               ${principal.actor.kind === "user" ? principal.actor.id : null}::uuid)
-            RETURNING id`
+            RETURNING id`.pipe(Effect.flatMap(notificationRulesIdRows))
           yield* writeScope(row!.id, rule, false)
           yield* writeChannels(row!.id, rule, false)
           const created = (yield* load(principal, row!.id))!

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { randomBytes } from "node:crypto"
@@ -9,18 +9,28 @@ import {
   type StackCreate,
   type StackItem,
   type StackItemAdd,
-  type StackItemKind,
+  StackItemKind,
   type StackSummary,
   type StackUpdate,
-  type StackVisibility
+  StackVisibility
 } from "../domain/api/Stacks.ts"
 import type { Principal } from "../domain/Principal.ts"
-import type { ComponentStatus, MonitorState, SourceStatus } from "../domain/Status.ts"
+import { ComponentStatus, MonitorState, SourceStatus } from "../domain/Status.ts"
 import { slugOf } from "../domain/Text.ts"
+import { rowsOf } from "../platform/Rows.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { ensureWithinLimit, sourceItemWeight } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
+import type { Page } from "../domain/api/Paging.ts"
+
+/** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
+const stacksSlugRows = rowsOf("stacks", Schema.Struct({ slug: Schema.String }))
+const maintenanceWindowsIdRows = rowsOf("maintenance_windows", Schema.Struct({ id: Schema.String }))
+const componentsIdRows = rowsOf("components", Schema.Struct({ id: Schema.String }))
+const sourcesIdRows = rowsOf("sources", Schema.Struct({ id: Schema.String }))
+const monitorsIdRows = rowsOf("monitors", Schema.Struct({ id: Schema.String }))
+const stackItemsIdRows = rowsOf("stack_items", Schema.Struct({ id: Schema.String }))
 
 /** 24 random bytes, base64url: 192 bits, not guessable, short enough for a link. */
 const newShareToken = () => randomBytes(24).toString("base64url")
@@ -39,35 +49,40 @@ export const freeSlug = (base: string, taken: ReadonlySet<string>): string => {
   }
 }
 
-interface StackRow {
-  readonly id: string
-  readonly name: string
-  readonly slug: string
-  readonly description: string
-  readonly team: string
-  readonly visibility: StackVisibility
-  readonly share_token: string | null
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly cursor_at: string
-}
+const StackRow = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  slug: Schema.String,
+  description: Schema.String,
+  team: Schema.String,
+  visibility: StackVisibility,
+  share_token: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  updated_at: Schema.Date,
+  cursor_at: Schema.String
+})
+type StackRow = typeof StackRow.Type
+const decodeStacks = rowsOf("stacks", StackRow)
+const decodeStackSummaries = rowsOf("stacks", Schema.Struct({ ...StackRow.fields, items_count: Schema.Number }))
 
-interface ItemRow {
-  readonly id: string
-  readonly kind: StackItemKind
-  readonly position: number
-  readonly added_at: Date
-  readonly component_id: string | null
-  readonly component_name: string | null
-  readonly component_status: ComponentStatus | null
-  readonly component_source_key: string | null
-  readonly source_key: string | null
-  readonly source_name: string | null
-  readonly source_status: SourceStatus | null
-  readonly monitor_id: string | null
-  readonly monitor_name: string | null
-  readonly monitor_state: MonitorState | null
-}
+const ItemRow = Schema.Struct({
+  id: Schema.String,
+  kind: StackItemKind,
+  position: Schema.Number,
+  added_at: Schema.Date,
+  component_id: Schema.NullOr(Schema.String),
+  component_name: Schema.NullOr(Schema.String),
+  component_status: Schema.NullOr(ComponentStatus),
+  component_source_key: Schema.NullOr(Schema.String),
+  source_key: Schema.NullOr(Schema.String),
+  source_name: Schema.NullOr(Schema.String),
+  source_status: Schema.NullOr(SourceStatus),
+  monitor_id: Schema.NullOr(Schema.String),
+  monitor_name: Schema.NullOr(Schema.String),
+  monitor_state: Schema.NullOr(MonitorState)
+})
+type ItemRow = typeof ItemRow.Type
+const decodeItems = rowsOf("stack_items", ItemRow)
 
 const iso = (d: Date) => new Date(d).toISOString()
 
@@ -134,7 +149,6 @@ const stackNotFound = (id: string) => new NotFound({ field: "id", message: `no s
 const conflictOnUnique = (slug: string | undefined) => (error: SqlError) =>
   error.reason._tag === "UniqueViolation" && slug !== undefined ? Effect.fail(slugTaken(slug)) : Effect.die(error)
 
-type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: number }
 
 /**
  * An organization's stacks: components of catalog or custom sources, whole
@@ -143,7 +157,7 @@ type PageOf<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: nu
  * transaction; creating stacks and adding items count against the plan.
  */
 export class Stacks extends Context.Service<Stacks, {
-  list(principal: Principal, page: PageRequest): Effect.Effect<PageOf<StackSummary>, Forbidden | InvalidParameter>
+  list(principal: Principal, page: PageRequest): Effect.Effect<Page<StackSummary>, Forbidden | InvalidParameter>
   create(principal: Principal, input: StackCreate): Effect.Effect<Stack, Forbidden | Conflict | PlanLimitReached>
   get(principal: Principal, id: string): Effect.Effect<Stack, Forbidden | NotFound>
   update(principal: Principal, id: string, input: StackUpdate): Effect.Effect<Stack, Forbidden | NotFound | Conflict>
@@ -157,14 +171,14 @@ export class Stacks extends Context.Service<Stacks, {
       const sql = yield* SqlClient
 
       const stackRow = (orgId: string, id: string, lock = false) =>
-        sql<StackRow>`
+        sql`
           SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)} FROM stacks t
-          WHERE t.id = ${id}::uuid AND t.organization_id = ${orgId}::uuid ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${orgId}::uuid ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(Effect.flatMap(decodeStacks),
           Effect.map((rows) => rows[0])
         )
 
       const items = (stackId: string, itemId?: string) =>
-        sql<ItemRow>`
+        sql`
           SELECT i.id, i.kind, i.position, i.added_at,
             c.id AS component_id, c.name AS component_name, c.status AS component_status, cs.key AS component_source_key,
             s.key AS source_key, s.name AS source_name, s.status AS source_status,
@@ -175,7 +189,7 @@ export class Stacks extends Context.Service<Stacks, {
           LEFT JOIN sources s ON s.id = i.source_id
           LEFT JOIN monitors m ON m.id = i.monitor_id
           WHERE i.stack_id = ${stackId}::uuid ${itemId === undefined ? sql`` : sql`AND i.id = ${itemId}::uuid`}
-          ORDER BY i.position, i.added_at, i.id`.pipe(Effect.map((rows) => rows.map(toItem)))
+          ORDER BY i.position, i.added_at, i.id`.pipe(Effect.flatMap(decodeItems), Effect.map((rows) => rows.map(toItem)))
 
       const withItems = (row: StackRow) => Effect.map(items(row.id), (list): Stack => ({ ...stackFields(row), items: list }))
 
@@ -184,11 +198,11 @@ export class Stacks extends Context.Service<Stacks, {
         return yield* listPage({
           page,
           select: (where, limit) =>
-            sql<StackRow & { items_count: number }>`
+            sql`
               SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)},
                 (SELECT count(*)::int FROM stack_items i WHERE i.stack_id = t.id) AS items_count
               FROM stacks t WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`,
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeStackSummaries)),
           map: (row): StackSummary => ({ ...stackFields(row), items_count: Number(row.items_count) })
         })
       })
@@ -203,17 +217,17 @@ export class Stacks extends Context.Service<Stacks, {
           let slug = input.slug
           if (slug === undefined) {
             const base = slugFromName(input.name)
-            const taken = yield* sql<{ slug: string }>`
-              SELECT slug FROM stacks WHERE organization_id = ${orgId}::uuid AND (slug = ${base} OR slug LIKE ${`${base}-%`})`
+            const taken = yield* sql`
+              SELECT slug FROM stacks WHERE organization_id = ${orgId}::uuid AND (slug = ${base} OR slug LIKE ${`${base}-%`})`.pipe(Effect.flatMap(stacksSlugRows))
             slug = freeSlug(base, new Set(taken.map((r) => r.slug)))
           }
-          const [row] = yield* sql<StackRow>`
+          const [row] = yield* sql`
             INSERT INTO stacks AS t (organization_id, name, slug, description, team, visibility, share_token, created_by)
             VALUES (${orgId}::uuid, ${input.name}, ${slug}, ${input.description ?? ""}, ${input.team ?? ""}, ${visibility},
               ${visibility === "public" ? newShareToken() : null},
               ${principal.actor.kind === "user" ? principal.actor.id : null}::uuid)
             ON CONFLICT (organization_id, slug) DO NOTHING
-            RETURNING ${sql.literal(columns)}, ${sql.literal(cursorAt)}`
+            RETURNING ${sql.literal(columns)}, ${sql.literal(cursorAt)}`.pipe(Effect.flatMap(decodeStacks))
           if (row === undefined) return yield* slugTaken(slug)
           yield* recordAudit(principal, { action: "stack.created", entity_type: "stack", entity_id: row.id, after: audited(row) })
           return { ...stackFields(row), items: [] } satisfies Stack
@@ -249,11 +263,11 @@ export class Stacks extends Context.Service<Stacks, {
           }
           const unchanged = (Object.keys(next) as Array<keyof typeof next>).every((k) => next[k] === before[k])
           if (unchanged) return yield* withItems(before)
-          const [after] = yield* sql<StackRow>`
+          const [after] = yield* sql`
             UPDATE stacks AS t SET name = ${next.name}, slug = ${next.slug}, description = ${next.description}, team = ${next.team},
               visibility = ${next.visibility}, share_token = ${shareToken}, updated_at = now()
             WHERE t.id = ${id}::uuid
-            RETURNING ${sql.literal(columns)}, ${sql.literal(cursorAt)}`
+            RETURNING ${sql.literal(columns)}, ${sql.literal(cursorAt)}`.pipe(Effect.flatMap(decodeStacks))
           yield* recordAudit(principal, {
             action: "stack.updated",
             entity_type: "stack",
@@ -273,7 +287,7 @@ export class Stacks extends Context.Service<Stacks, {
           if (before === undefined) return yield* stackNotFound(id)
           const list = yield* items(id)
           // Its maintenance windows go with it (ON DELETE CASCADE); the entry says which.
-          const windows = yield* sql<{ id: string }>`SELECT id FROM maintenance_windows WHERE stack_id = ${id}::uuid ORDER BY created_at, id`
+          const windows = yield* sql`SELECT id FROM maintenance_windows WHERE stack_id = ${id}::uuid ORDER BY created_at, id`.pipe(Effect.flatMap(maintenanceWindowsIdRows))
           yield* sql`DELETE FROM stacks WHERE id = ${id}::uuid`
           yield* recordAudit(principal, {
             action: "stack.deleted",
@@ -298,13 +312,13 @@ export class Stacks extends Context.Service<Stacks, {
           // The schema guarantees the one field `kind` names.
           const ref = input[itemField[input.kind]]!
           const [row] = yield* (input.kind === "component"
-            ? sql<{ id: string }>`
+            ? sql`
                 SELECT c.id FROM components c JOIN sources s ON s.id = c.source_id
-                WHERE c.id = ${ref}::uuid AND ((s.organization_id IS NULL AND s.enabled) OR s.organization_id = ${orgId}::uuid)`
+                WHERE c.id = ${ref}::uuid AND ((s.organization_id IS NULL AND s.enabled) OR s.organization_id = ${orgId}::uuid)`.pipe(Effect.flatMap(componentsIdRows))
             : input.kind === "source"
-            ? sql<{ id: string }>`
-                SELECT s.id FROM sources s WHERE s.key = ${ref} AND ((s.organization_id IS NULL AND s.enabled) OR s.organization_id = ${orgId}::uuid)`
-            : sql<{ id: string }>`SELECT m.id FROM monitors m WHERE m.id = ${ref}::uuid AND m.organization_id = ${orgId}::uuid`)
+            ? sql`
+                SELECT s.id FROM sources s WHERE s.key = ${ref} AND ((s.organization_id IS NULL AND s.enabled) OR s.organization_id = ${orgId}::uuid)`.pipe(Effect.flatMap(sourcesIdRows))
+            : sql`SELECT m.id FROM monitors m WHERE m.id = ${ref}::uuid AND m.organization_id = ${orgId}::uuid`.pipe(Effect.flatMap(monitorsIdRows)))
           if (row === undefined) {
             return yield* new NotFound({ field: itemField[input.kind], message: `no ${input.kind} ${ref} visible to this organization` })
           }
@@ -325,12 +339,12 @@ export class Stacks extends Context.Service<Stacks, {
           // A whole source takes as many places as it has components.
           const places = input.kind === "source" ? yield* sourceItemWeight(value) : 1
           yield* ensureWithinLimit(orgId, "max_components", places)
-          const [inserted] = yield* sql<{ id: string }>`
+          const [inserted] = yield* sql`
             INSERT INTO stack_items (stack_id, kind, ${sql(column)}, position)
             VALUES (${id}::uuid, ${input.kind}, ${value}::uuid,
               (SELECT coalesce(max(position) + 1, 0) FROM stack_items WHERE stack_id = ${id}::uuid))
             ON CONFLICT DO NOTHING
-            RETURNING id`
+            RETURNING id`.pipe(Effect.flatMap(stackItemsIdRows))
           if (inserted === undefined) return yield* alreadyIn()
           const [item] = yield* items(id, inserted.id)
           yield* recordAudit(principal, {

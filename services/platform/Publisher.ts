@@ -1,6 +1,6 @@
 import { Cause, Config, Context, Effect, Layer, Option, Queue, Schema } from "effect"
 import * as Path from "node:path"
-import { MonitorEvent, StatusEvent } from "../domain/Event.ts"
+import { type MonitorDelta, MonitorEvent, type SourceDelta, StatusEvent } from "../domain/Event.ts"
 import { MonitorState } from "../domain/Monitor.ts"
 import { Snapshot } from "../domain/Snapshot.ts"
 import { Bus, type BusError } from "./Bus.ts"
@@ -13,27 +13,8 @@ const drainBatch = 64
 /** The event stream keeps about this many entries (MAXLEN ~). */
 const eventsMaxLen = 1_000_000
 
-/** A delta message on `sg:deltas`. */
-export interface SourceDelta {
-  readonly kind: "source"
-  readonly key: string
-  readonly status: string
-  readonly previous_status: string | null
-  readonly components: ReadonlyArray<{ readonly id: string; readonly status: string }>
-  readonly events: ReadonlyArray<string>
-  readonly at: string
-}
-
-/** A delta message on `sg:deltas` for a website monitor whose state changed. */
-export interface MonitorDelta {
-  readonly kind: "monitor"
-  readonly id: string
-  readonly organization_id: string
-  readonly state: MonitorState
-  readonly previous_state: MonitorState
-  readonly events: ReadonlyArray<string>
-  readonly at: string
-}
+/** Delta messages on `sg:deltas`: their Schemas are in services/domain/Event.ts. */
+export type { MonitorDelta, SourceDelta } from "../domain/Event.ts"
 
 /** What one monitor check leaves on the bus. */
 export const MonitorChecked = Schema.Struct({

@@ -1,9 +1,10 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { MonitorAuth } from "../domain/Monitor.ts"
+import { AuthType, MonitorAuth, MonitorState } from "../domain/Monitor.ts"
 import type { MonitorCheckState, NextState } from "../monitors/MonitorState.ts"
-import { type MonitorSettingsRow, settingsOfRow } from "../monitors/MonitorRow.ts"
+import { MonitorSettingsRow, settingsOfRow } from "../monitors/MonitorRow.ts"
 import type { MonitorSettings } from "../monitors/Validate.ts"
+import { rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { shardExpr } from "./SourceStore.ts"
 
@@ -27,23 +28,26 @@ export interface MonitorCheckSave {
   readonly tls_issuer: string | null
 }
 
-interface MonitorRow extends MonitorSettingsRow {
-  readonly id: string
-  readonly organization_id: string
-  readonly auth_type: "none" | "basic" | "bearer"
-  readonly auth_secret: Uint8Array | null
-  readonly state: MonitorCheckState["state"]
-  readonly consecutive_failures: number
-  readonly ssl_notified_days: number | null
-  readonly last_changed_at: Date | string | null
-  readonly last_checked_at: Date | string | null
-  readonly last_error: string | null
-  readonly updated_at: Date | string
-}
+const MonitorRow = Schema.Struct({
+  ...MonitorSettingsRow.fields,
+  id: Schema.String,
+  organization_id: Schema.String,
+  auth_type: AuthType,
+  auth_secret: Schema.NullOr(Schema.Uint8Array),
+  state: MonitorState,
+  consecutive_failures: Schema.Number,
+  ssl_notified_days: Schema.NullOr(Schema.Number),
+  last_changed_at: Schema.NullOr(Schema.Date),
+  last_checked_at: Schema.NullOr(Schema.Date),
+  last_error: Schema.NullOr(Schema.String),
+  updated_at: Schema.Date
+})
+type MonitorRow = typeof MonitorRow.Type
+/** Compiled once: a shard loads thousands of rows at start. */
+const decodeMonitors = rowsOf("monitors", MonitorRow)
+const decodeVersions = rowsOf("monitors", Schema.Struct({ id: Schema.String, version: Schema.Date }))
 
-const iso = (value: Date | string | null): string | null =>
-  value === null ? null : value instanceof Date ? value.toISOString() : new Date(value).toISOString()
-
+const iso = (value: Date | null): string | null => value === null ? null : value.toISOString()
 
 const decodeAuth = Schema.decodeUnknownEffect(Schema.fromJsonString(MonitorAuth))
 
@@ -78,7 +82,7 @@ export class MonitorStore extends Context.Service<MonitorStore, {
             id: row.id,
             organization_id: row.organization_id,
             settings,
-            version: iso(row.updated_at)!,
+            version: row.updated_at.toISOString(),
             state: {
               state: row.state,
               consecutive_failures: row.consecutive_failures,
@@ -90,8 +94,8 @@ export class MonitorStore extends Context.Service<MonitorStore, {
           } satisfies PolledMonitor
         })
 
-      const decodeAll = (rows: ReadonlyArray<MonitorRow>) =>
-        Effect.succeed(rows).pipe(
+      const decodeAll = (rows: ReadonlyArray<unknown>) =>
+        decodeMonitors(rows).pipe(
           // One unreadable monitor (a key changed) must not stop the others: it is logged and skipped.
           Effect.flatMap((rows) =>
             Effect.forEach(rows, (row) =>
@@ -104,15 +108,15 @@ export class MonitorStore extends Context.Service<MonitorStore, {
         )
 
       const versions = (shard: number, shards: number) =>
-        sql.unsafe<{ id: string; version: Date | string }>(
+        sql.unsafe(
           `SELECT id, updated_at AS version FROM monitors WHERE state <> 'paused' AND ${shardExpr(shards, "id::text")} = $1`,
           [shard]
-        ).pipe(Effect.orDie, Effect.map((rows) => rows.map((r) => ({ id: r.id, version: iso(r.version)! }))))
+        ).pipe(Effect.orDie, Effect.flatMap(decodeVersions), Effect.map((rows) => rows.map((r) => ({ id: r.id, version: r.version.toISOString() }))))
 
       const loadByIds = (ids: ReadonlyArray<string>) =>
         ids.length === 0
           ? Effect.succeed([])
-          : sql<MonitorRow>`SELECT * FROM monitors WHERE state <> 'paused' AND id = ANY(${ids}::uuid[])`.pipe(
+          : sql`SELECT * FROM monitors WHERE state <> 'paused' AND id = ANY(${ids}::uuid[])`.pipe(
             Effect.orDie,
             Effect.flatMap(decodeAll)
           )

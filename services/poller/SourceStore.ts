@@ -2,21 +2,29 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { Snapshot } from "../domain/Snapshot.ts"
 import { Observation, type Since } from "../domain/Changes.ts"
+import { rowsOf, TextArrayColumn } from "../platform/Rows.ts"
 
 /** What a shard needs to know of one of its sources. */
-export interface PolledSource {
-  readonly id: string
-  readonly key: string
-  readonly name: string
+export const PolledSource = Schema.Struct({
+  id: Schema.String,
+  key: Schema.String,
+  name: Schema.String,
   /** NULL until the poller has detected it */
-  readonly provider_type: string | null
+  provider_type: Schema.NullOr(Schema.String),
   /** The document to read: where detection found it, else the status page. */
-  readonly url: string
-  readonly poll_interval_s: number
-  readonly regions: ReadonlyArray<string>
+  url: Schema.String,
+  poll_interval_s: Schema.Number,
+  regions: TextArrayColumn(Schema.String),
   /** A catalog source (the operator's): read without the address guard; an organization's custom source is guarded (decision 0009). */
-  readonly trusted: boolean
-}
+  trusted: Schema.Boolean
+})
+export type PolledSource = typeof PolledSource.Type
+
+/** Compiled once: a shard loads thousands of sources at start. */
+const decodeShard = rowsOf("sources", PolledSource)
+const decodeObservationRows = rowsOf("source_observations", Schema.Struct({ source_id: Schema.String, observation: Schema.Unknown }))
+/** The uuid of each record a batch wrote, with its source and external id. */
+const decodeRecordIds = rowsOf("source records", Schema.Struct({ id: Schema.String, source_id: Schema.String, external_id: Schema.String }))
 
 export interface SnapshotChange {
   readonly source: PolledSource
@@ -103,7 +111,7 @@ export class SourceStore extends Context.Service<SourceStore, {
       const sql = yield* SqlClient
 
       const loadShard = (shard: number, shards: number) =>
-        sql.unsafe<PolledSource>(
+        sql.unsafe(
           `SELECT id, key, name, provider_type, coalesce(poll_url, status_page_url) AS url, poll_interval_s, regions,
              organization_id IS NULL AS trusted
            FROM sources
@@ -111,7 +119,7 @@ export class SourceStore extends Context.Service<SourceStore, {
              AND ${shardExpr(shards)} = $1
            ORDER BY key`,
           [shard]
-        ).pipe(Effect.orDie)
+        ).pipe(Effect.orDie, Effect.flatMap(decodeShard))
 
       const markChecked = (marks: ReadonlyArray<CheckMark>) => {
         if (marks.length === 0) return Effect.void
@@ -132,11 +140,11 @@ export class SourceStore extends Context.Service<SourceStore, {
         Effect.gen(function*() {
           const found = new Map<string, Observation>()
           if (ids.length === 0) return found
-          const rows = yield* sql<{ source_id: string; observation: unknown }>`
+          const rows = yield* sql`
             SELECT source_id, jsonb_build_object('snapshot', snapshot, 'since', since) AS observation
-            FROM source_observations WHERE source_id = ANY(${ids}::uuid[])`.pipe(Effect.orDie)
+            FROM source_observations WHERE source_id = ANY(${ids}::uuid[])`.pipe(Effect.flatMap(decodeObservationRows), Effect.orDie)
           const missing = ids.filter((id) => !rows.some((r) => r.source_id === id))
-          const rebuilt = missing.length === 0 ? [] : yield* sql<{ source_id: string; observation: unknown }>`
+          const rebuilt = missing.length === 0 ? [] : yield* sql`
             SELECT s.id AS source_id, jsonb_build_object(
               'snapshot', jsonb_build_object(
                 'provider', coalesce(s.provider_type, ''), 'status', s.status, 'reported_status', NULL,
@@ -157,7 +165,7 @@ export class SourceStore extends Context.Service<SourceStore, {
                 'components', (SELECT jsonb_object_agg(c.external_id, ${sql.literal(isoOf("coalesce(c.last_changed_at, c.updated_at)"))})
                   FROM components c WHERE c.source_id = s.id))) AS observation
             FROM sources s
-            WHERE s.id = ANY(${missing}::uuid[]) AND EXISTS (SELECT 1 FROM components c WHERE c.source_id = s.id)`.pipe(
+            WHERE s.id = ANY(${missing}::uuid[]) AND EXISTS (SELECT 1 FROM components c WHERE c.source_id = s.id)`.pipe(Effect.flatMap(decodeObservationRows),
             Effect.orDie
           )
           for (const row of [...rows, ...rebuilt]) {
@@ -198,7 +206,7 @@ export class SourceStore extends Context.Service<SourceStore, {
             uniqueById(snapshot.components).map((c) => ({ source: source.id, c, at: at.toISOString() }))
           )
           const componentIds = byPair(
-            components.length === 0 ? [] : yield* sql<{ id: string; source_id: string; external_id: string }>`
+            components.length === 0 ? [] : yield* sql`
               INSERT INTO components AS c (source_id, external_id, name, description, status, is_group, region, position,
                                            last_changed_at)
               SELECT source_id, external_id, name, description, status, is_group::boolean, NULLIF(region, ''), position::int,
@@ -216,7 +224,7 @@ export class SourceStore extends Context.Service<SourceStore, {
                 last_changed_at = CASE WHEN c.status <> EXCLUDED.status THEN EXCLUDED.last_changed_at
                                        ELSE c.last_changed_at END,
                 status = EXCLUDED.status
-              RETURNING id, source_id, external_id`
+              RETURNING id, source_id, external_id`.pipe(Effect.flatMap(decodeRecordIds))
           )
           if (components.length > 0) {
             const ids = components.map((x) => componentIds.get(pair(x.source, x.c.id))!)
@@ -240,7 +248,7 @@ export class SourceStore extends Context.Service<SourceStore, {
               .map((i) => ({ source: source.id, i }))
           )
           const incidentIds = byPair(
-            incidents.length === 0 ? [] : yield* sql<{ id: string; source_id: string; external_id: string }>`
+            incidents.length === 0 ? [] : yield* sql`
               INSERT INTO incidents (source_id, external_id, title, status, impact, url, region, update_count, started_at,
                                      updated_at, resolved_at)
               SELECT source_id, external_id, title, status, impact, NULLIF(url, ''), NULLIF(region, ''), update_count::int,
@@ -259,7 +267,7 @@ export class SourceStore extends Context.Service<SourceStore, {
                 title = EXCLUDED.title, status = EXCLUDED.status, impact = EXCLUDED.impact, url = EXCLUDED.url,
                 region = EXCLUDED.region, update_count = EXCLUDED.update_count, updated_at = EXCLUDED.updated_at,
                 resolved_at = EXCLUDED.resolved_at
-              RETURNING id, source_id, external_id`
+              RETURNING id, source_id, external_id`.pipe(Effect.flatMap(decodeRecordIds))
           )
           if (incidents.length > 0) {
             yield* linkComponents("incident_components", "incident_id", incidents.map((x) => ({
@@ -300,7 +308,7 @@ export class SourceStore extends Context.Service<SourceStore, {
               .map((m) => ({ source: source.id, m }))
           )
           if (maintenances.length > 0) {
-            const maintenanceIds = byPair(yield* sql<{ id: string; source_id: string; external_id: string }>`
+            const maintenanceIds = byPair(yield* sql`
               INSERT INTO scheduled_maintenances (source_id, external_id, title, status, url, scheduled_for, scheduled_until)
               SELECT source_id, external_id, title, status, NULLIF(url, ''), scheduled_for::timestamptz,
                      -- An end before the start (a provider's typo) is clamped to the start, as resolutions are.
@@ -313,7 +321,7 @@ export class SourceStore extends Context.Service<SourceStore, {
               ON CONFLICT (source_id, external_id) DO UPDATE SET
                 title = EXCLUDED.title, status = EXCLUDED.status, url = EXCLUDED.url,
                 scheduled_for = EXCLUDED.scheduled_for, scheduled_until = EXCLUDED.scheduled_until, updated_at = now()
-              RETURNING id, source_id, external_id`)
+              RETURNING id, source_id, external_id`.pipe(Effect.flatMap(decodeRecordIds)))
             yield* linkComponents("maintenance_components", "maintenance_id", maintenances.map((x) => ({
               owner: maintenanceIds.get(pair(x.source, x.m.id))!,
               components: x.m.components.flatMap((id) => componentIds.get(pair(x.source, id)) ?? [])

@@ -18,7 +18,7 @@ import * as Postgres from "../../services/platform/Postgres.ts"
 import { RedisKeys } from "../../services/platform/RedisKeys.ts"
 import { Publisher } from "../../services/platform/Publisher.ts"
 import { ApiBase, apiBaseLayer, call, newTenant } from "../support/api.ts"
-import { freshDatabase, withConfig } from "../support/stores.ts"
+import { freshDatabase, tempDir, withConfig } from "../support/stores.ts"
 import { eventually } from "../support/eventually.ts"
 
 /**
@@ -76,13 +76,15 @@ const TestLayer = Layer.mergeAll(
   )),
   Layer.provide(Layer.unwrap(Effect.gen(function*() {
     const { base } = yield* Hooks
+    // Its own data directory: two runs at once (other checkouts) must not share the hand-over lock.
+    const dataDir = yield* tempDir("notifier-rules")
     return withConfig({
       NOTIFIER_POLL_MS: "50",
       NOTIFIER_ALLOW_PRIVATE: "true",
       NOTIFIER_TIMER_MS: "100",
       PUBLIC_URL: "https://status.example.com",
       SLACK_API_URL: `${base}/slack-api`,
-      DATA_DIR: "/tmp/statusgrid-notifier-rules-test"
+      DATA_DIR: dataDir
     })
   }))),
   Layer.provideMerge(hooks)
@@ -207,6 +209,32 @@ describe("notification rules engine", () => {
           SELECT COALESCE(d.message, a.message) AS message FROM deliveries d JOIN alerts a ON a.id = d.alert_id
           WHERE d.event_type = 'monitor.recovered' AND d.organization_id = ${t.tenant.id}::uuid`
         assert.include(recovered!.message.text, "Duration: 5m")
+      }))
+
+    it.effect("a malformed stream entry is logged and acknowledged; the next good event is still handled", () =>
+      Effect.gen(function*() {
+        const t = yield* setup("pro")
+        const hook = yield* t.channel("/malformed/after")
+        yield* t.rule({ triggers: ["component.critical"], channel_ids: [hook] })
+        const bus = yield* Bus
+        // Not JSON; JSON that is not an object; a component change without its source; a monitor event
+        // whose monitor is null; and an entry without a payload.
+        const good = t.componentEvent(0, "operational", "critical", new Date().toISOString())
+        const { source: _, ...sourceless } = good
+        yield* bus.xadd(RedisKeys.events, { id: "bad-1", type: good.type, payload: "{not json" })
+        yield* bus.xadd(RedisKeys.events, { id: "bad-2", type: good.type, payload: "42" })
+        yield* bus.xadd(RedisKeys.events, { id: "bad-3", type: good.type, payload: JSON.stringify({ ...sourceless, id: "bad-3" }) })
+        yield* bus.xadd(RedisKeys.events, {
+          id: "bad-4",
+          type: "monitor.down",
+          payload: JSON.stringify({ id: "bad-4", type: "monitor.down", timestamp: good.timestamp, monitor: null, previous_state: "up", current_state: "down" })
+        })
+        yield* bus.xadd(RedisKeys.events, { id: "bad-5", type: good.type })
+        yield* publish(good)
+        const got = bodies(yield* arrivals("/malformed/after", 1, 1500))
+        // Exactly once: the batch with the malformed entries was acknowledged, not retried.
+        assert.strictEqual(got.length, 1)
+        assert.deepStrictEqual((got[0]!["component"] as { current_status: string }).current_status, "critical")
       }))
 
     it.effect("incident triggers reach organizations whose stacks show the source", () =>

@@ -1,5 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Duration, Effect, Layer, Queue, Stream } from "effect"
+import { Context, Duration, Effect, Layer, Queue, Result, Stream } from "effect"
 import { SingleRunner } from "effect/cluster"
 import { Digest } from "effect/crypto"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -7,6 +7,7 @@ import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createServer } from "node:http"
 import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
+import { decodeDelta } from "../../services/domain/Event.ts"
 import { ClickHouse } from "../../services/platform/ClickHouse.ts"
 import { Bus } from "../../services/platform/Bus.ts"
 import * as RedisBus from "../../services/platform/Bus/Redis.ts"
@@ -159,8 +160,11 @@ describe("poller", () => {
         const received: Array<{ key: string; status: string }> = []
         while (received.length < 2) {
           const message = yield* Queue.take(deltas).pipe(Effect.timeout("5 seconds"))
-          const delta = JSON.parse(message) as { key: string; status: string }
-          if (delta.key.startsWith("flip-") && !received.some((d) => d.key === delta.key)) received.push(delta)
+          // Every delta is what the domain Schema says (services/domain/Event.ts).
+          const decoded = decodeDelta(message)
+          assert.isTrue(Result.isSuccess(decoded), message)
+          const delta = Result.getOrThrow(decoded)
+          if (delta.kind === "source" && delta.key.startsWith("flip-") && !received.some((d) => d.key === delta.key)) received.push(delta)
         }
         assert.deepStrictEqual(received.map((d) => d.key).toSorted(), ["flip-feed", "flip-statuspage"])
 

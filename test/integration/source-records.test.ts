@@ -8,6 +8,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import { createServer } from "node:http"
 import { Publisher } from "../../services/platform/Publisher.ts"
 import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
+import type { Page } from "../../services/domain/api/Paging.ts"
 import type * as Wire from "../../services/domain/api/Sources.ts"
 import { ClickHouse } from "../../services/platform/ClickHouse.ts"
 import * as RedisBus from "../../services/platform/Bus/Redis.ts"
@@ -176,7 +177,6 @@ const expectedMaintenances = (sim: SimSourceJson) =>
     components: m.components.map((id) => sim.components.find((c) => c.id === id)!.name).toSorted()
   }))
 
-type Page<A> = { data: ReadonlyArray<A>; next_cursor: string | null; limit: number }
 
 /** Waits until the served list, viewed through `view`, equals what the simulator now says; returns it. */
 const servedMatches = <A, V>(

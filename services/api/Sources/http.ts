@@ -1,18 +1,9 @@
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../domain/api/Api.ts"
 import { InvalidParameter, NotFound } from "../../domain/api/Errors.ts"
 import { defaultLimit } from "../../domain/api/Sources.ts"
-import { SourceKey } from "../../domain/Source.ts"
-import { type SourceNotFound, Sources } from "../Sources.ts"
-
-/**
- * The page cursor: base64url of the last key of the previous page. Opaque to
- * clients, so the encoding may change; decoding checks it is a well-formed key.
- */
-const Cursor = Schema.StringFromBase64Url.pipe(Schema.decodeTo(SourceKey))
-const decodeCursor = Schema.decodeUnknownEffect(Cursor)
-const encodeCursor = (key: string): string => Schema.encodeSync(Cursor)(SourceKey.make(key))
+import { decodeSourceCursor, type SourceNotFound, Sources } from "../Sources.ts"
 
 const invalidCursor = () =>
   new InvalidParameter({ field: "cursor", message: "cursor is not a value this API returned as next_cursor" })
@@ -30,21 +21,14 @@ export const SourcesHttpNoDeps = HttpApiBuilder.group(
       list: Effect.fn(function*({ query }) {
         const after = query.cursor === undefined
           ? undefined
-          : yield* decodeCursor(query.cursor).pipe(Effect.mapError(invalidCursor))
-        const limit = query.limit ?? defaultLimit
-        const page = yield* sources.list({
+          : yield* decodeSourceCursor(query.cursor).pipe(Effect.mapError(invalidCursor))
+        return yield* sources.list({
           category: query.category,
           search: query.search,
           keys: query.filter,
           after,
-          limit
+          limit: query.limit ?? defaultLimit
         })
-        const last = page.sources.at(-1)
-        return {
-          data: page.sources,
-          next_cursor: page.more && last !== undefined ? encodeCursor(last.key) : null,
-          limit
-        }
       }),
       get: ({ params }) => sources.get(params.key).pipe(Effect.mapError(notFound)),
       components: ({ params }) =>

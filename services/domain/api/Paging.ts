@@ -28,3 +28,32 @@ export const Page = <S extends Schema.Top>(item: S, identifier: string) =>
     }),
     limit: Schema.Int
   }).annotate({ identifier })
+
+/** One page of a list as the API returns it: the type of `Page(item, identifier)` for items of type `A`. */
+export interface Page<A> {
+  readonly data: ReadonlyArray<A>
+  /** Null on the last page. */
+  readonly next_cursor: string | null
+  readonly limit: number
+}
+
+/**
+ * The one paging helper of every list: `rows` were read with one row more
+ * than `limit`, which tells whether another page follows; the page shows the
+ * first `limit`, mapped by `map`, and its cursor is `cursorOf` the last one
+ * shown when more follow.
+ */
+export const pageOf = <Row, A>(
+  rows: ReadonlyArray<Row>,
+  limit: number,
+  cursorOf: (last: Row) => string,
+  map: (row: Row) => A
+): Page<A> => {
+  const shown = rows.slice(0, limit)
+  const last = shown.at(-1)
+  return {
+    data: shown.map(map),
+    next_cursor: rows.length > limit && last !== undefined ? cursorOf(last) : null,
+    limit
+  }
+}
