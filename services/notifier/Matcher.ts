@@ -169,17 +169,24 @@ const stopEscalations = (recoveries: ReadonlyArray<Input>) =>
     if (recoveries.length === 0) return
     const sql = yield* SqlClient
     yield* sql`
-      WITH x AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(recoveries)}::jsonb) AS t(${sql.literal(inputColumns)})),
-      subjects AS (
-        SELECT 'monitor:' || x.monitor_id AS subject FROM x WHERE x.kind = 'monitor'
-        UNION SELECT 'incident:' || x.source_key || ':' || x.incident_id FROM x WHERE x.kind = 'incident'
-        UNION SELECT 'source:' || x.source_key FROM x WHERE x.kind = 'source'
-        UNION SELECT 'component:' || c.id FROM x JOIN sources s ON s.key = x.source_key
-          JOIN components c ON c.source_id = s.id AND c.external_id = x.external_id WHERE x.kind = 'component'
-      )
+      WITH ${recoverySubjects(sql, recoveries)}
       UPDATE alerts SET acknowledged_at = now(), acknowledged_by = 'recovered', next_escalation_at = NULL
       WHERE next_escalation_at IS NOT NULL AND subject IN (SELECT subject FROM subjects)`
   })
+
+/**
+ * The `x` and `subjects` CTEs of a batch's recoveries: each recovery's alert
+ * subject (as the matcher names them) with the time it recovered, `ts`.
+ */
+const recoverySubjects = (sql: SqlClient, recoveries: ReadonlyArray<Input>) => sql`
+  x AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(recoveries)}::jsonb) AS t(${sql.literal(inputColumns)})),
+  subjects AS (
+    SELECT 'monitor:' || x.monitor_id AS subject, x.ts FROM x WHERE x.kind = 'monitor'
+    UNION ALL SELECT 'incident:' || x.source_key || ':' || x.incident_id, x.ts FROM x WHERE x.kind = 'incident'
+    UNION ALL SELECT 'source:' || x.source_key, x.ts FROM x WHERE x.kind = 'source'
+    UNION ALL SELECT 'component:' || c.id, x.ts FROM x JOIN sources s ON s.key = x.source_key
+      JOIN components c ON c.source_id = s.id AND c.external_id = x.external_id WHERE x.kind = 'component'
+  )`
 
 interface SubjectState {
   readonly status: string
@@ -271,14 +278,7 @@ const cancelHolds = (recoveries: ReadonlyArray<Input>) =>
     if (recoveries.length === 0) return
     const sql = yield* SqlClient
     yield* sql`
-      WITH x AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(recoveries)}::jsonb) AS t(${sql.literal(inputColumns)})),
-      subjects AS (
-        SELECT 'monitor:' || x.monitor_id AS subject, x.ts FROM x WHERE x.kind = 'monitor'
-        UNION ALL SELECT 'incident:' || x.source_key || ':' || x.incident_id, x.ts FROM x WHERE x.kind = 'incident'
-        UNION ALL SELECT 'source:' || x.source_key, x.ts FROM x WHERE x.kind = 'source'
-        UNION ALL SELECT 'component:' || c.id, x.ts FROM x JOIN sources s ON s.key = x.source_key
-          JOIN components c ON c.source_id = s.id AND c.external_id = x.external_id WHERE x.kind = 'component'
-      )
+      WITH ${recoverySubjects(sql, recoveries)}
       UPDATE held_alerts h SET closed_at = now(), outcome = 'recovered'
       FROM subjects WHERE h.closed_at IS NULL AND h.subject = subjects.subject AND h.event_at <= subjects.ts`
   })
