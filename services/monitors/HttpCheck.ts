@@ -2,105 +2,29 @@ import * as http from "node:http"
 import * as https from "node:https"
 import { isIP } from "node:net"
 import { performance } from "node:perf_hooks"
-import { rootCertificates, type TLSSocket } from "node:tls"
-import { Result } from "effect"
-import type { HttpMethod, KeywordMode, MonitorAuth } from "../domain/Monitor.ts"
-import { guardedLookup, hostOf, isDisallowedAddress } from "../platform/AddressGuard.ts"
-import { monitorUserAgent } from "../platform/Outbound.ts"
-import { type ExpectedStatus, parseExpectedStatus } from "./ExpectedStatus.ts"
-import type { MonitorSettings } from "./Validate.ts"
+import type { TLSSocket } from "node:tls"
+import { hostOf, isDisallowedAddress } from "../platform/AddressGuard.ts"
+import type { AgentPool } from "./HttpCheck/Agents.ts"
+import { type CheckErrorCode, classify, type NodeError, resetCodes } from "./HttpCheck/Errors.ts"
+import type { CheckRequest } from "./HttpCheck/Request.ts"
+import { certFacts, type TlsInfo, tlsInfo } from "./HttpCheck/Tls.ts"
 
-/** The monitors' own user agent, from the outbound module (services/platform/Outbound.ts), as its address guard. */
-export const userAgent = monitorUserAgent
+/**
+ * The HTTP(S) check of a website monitor: `runCheck`, its callback core (decision 0006). Its parts:
+ * the keep-alive agents (`HttpCheck/Agents.ts`), the request built from a monitor's settings
+ * (`HttpCheck/Request.ts`), failures as error codes (`HttpCheck/Errors.ts`), the certificate
+ * (`HttpCheck/Tls.ts`); this module re-exports them.
+ */
+
+export { type AgentPool, type AgentPoolOptions, makeAgentPool } from "./HttpCheck/Agents.ts"
+export type { CheckErrorCode } from "./HttpCheck/Errors.ts"
+export { type CheckRequest, requestFromSettings, userAgent } from "./HttpCheck/Request.ts"
+export type { TlsInfo } from "./HttpCheck/Tls.ts"
 
 /** Most redirects followed; one more is `too_many_redirects`. */
 export const maxRedirects = 5
 /** Most body bytes read; the rest is not read and the outcome says `truncated`. */
 export const maxBodyBytes = 1024 * 1024
-
-// ---------------------------------------------------------------------------
-// Agents
-
-export interface AgentPoolOptions {
-  /** Sockets per origin, in use and free (default 8). */
-  readonly maxSockets?: number
-  /** Idle keep-alive sockets kept per origin (default 4). */
-  readonly maxFreeSockets?: number
-  /** Sockets over all origins per agent (default unlimited). */
-  readonly maxTotalSockets?: number
-  /** Extra trusted CA certificates (PEM), added to the public roots: private CAs and tests. */
-  readonly ca?: string | ReadonlyArray<string>
-}
-
-/** Keep-alive agents shared by all checks of a process, one per (scheme, tls_verify, allowPrivate). */
-export interface AgentPool {
-  readonly agent: (protocol: "http:" | "https:", tlsVerify: boolean, allowPrivate: boolean) => http.Agent
-  /** Destroys every socket; the pool must not be used afterwards. */
-  readonly close: () => void
-}
-
-export const makeAgentPool = (options: AgentPoolOptions = {}): AgentPool => {
-  const agents = new Map<string, http.Agent>()
-  const extraCa = options.ca === undefined ? [] : typeof options.ca === "string" ? [options.ca] : [...options.ca]
-  // `ca` replaces the default roots in node: keep the public ones next to the private CA.
-  const ca = extraCa.length > 0 ? [...rootCertificates, ...extraCa] : undefined
-  const base = {
-    keepAlive: true,
-    scheduling: "lifo" as const,
-    maxSockets: options.maxSockets ?? 8,
-    maxFreeSockets: options.maxFreeSockets ?? 4,
-    ...(options.maxTotalSockets !== undefined ? { maxTotalSockets: options.maxTotalSockets } : {})
-  }
-  return {
-    agent: (protocol, tlsVerify, allowPrivate) => {
-      const key = `${protocol}${tlsVerify ? "v" : "n"}${allowPrivate ? "p" : "g"}`
-      let agent = agents.get(key)
-      if (agent === undefined) {
-        const lookup = guardedLookup(allowPrivate) as unknown as http.AgentOptions["lookup"]
-        agent = protocol === "https:"
-          ? new https.Agent({ ...base, lookup, rejectUnauthorized: tlsVerify, ...(ca ? { ca } : {}) })
-          : new http.Agent({ ...base, lookup })
-        agents.set(key, agent)
-      }
-      return agent
-    },
-    close: () => {
-      for (const agent of agents.values()) agent.destroy()
-      agents.clear()
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Request and outcome
-
-/** One check, ready to run: built once per monitor (`requestFromSettings`), reused for every check. */
-export interface CheckRequest {
-  readonly url: string
-  readonly method: HttpMethod
-  /** Everything sent, User-Agent and Authorization included (not Host, Content-Length). */
-  readonly headers: Readonly<Record<string, string>>
-  readonly body?: Buffer
-  readonly timeout_ms: number
-  readonly expected: ExpectedStatus
-  readonly keyword?: string
-  readonly keyword_mode: KeywordMode
-  readonly degraded_after_ms?: number
-  readonly follow_redirects: boolean
-  readonly tls_verify: boolean
-}
-
-export type CheckErrorCode =
-  | "timeout"
-  | "dns"
-  | "connect"
-  | "tls"
-  | "private_address"
-  | "status"
-  | "keyword"
-  | "too_many_redirects"
-  | "reset"
-  | "protocol"
 
 export interface CheckPhases {
   /** Name resolution; 0 on a reused connection or an IP literal. */
@@ -113,19 +37,6 @@ export interface CheckPhases {
   readonly first_byte_ms: number
   /** The whole check, from start to the last body byte (or the failure). */
   readonly total_ms: number
-}
-
-export interface TlsInfo {
-  /** ISO 8601. */
-  readonly valid_to: string
-  /** Whole days until valid_to, rounded down; negative once expired. */
-  readonly days_left: number
-  readonly issuer: string
-  readonly subject: string
-  /** The chain verified against the trusted roots (and the name matched). */
-  readonly authorized: boolean
-  /** OpenSSL's reason when not authorized, e.g. DEPTH_ZERO_SELF_SIGNED_CERT; "" otherwise. */
-  readonly authorization_error: string
 }
 
 export interface CheckOutcome {
@@ -149,126 +60,6 @@ export interface CheckOutcome {
   readonly checked_at: string
 }
 
-const basicAuth = (username: string, password: string) =>
-  `Basic ${Buffer.from(`${username}:${password}`, "utf8").toString("base64")}`
-
-/**
- * The request of a validated monitor. `secret` is the decrypted credentials
- * (the stored settings carry only the auth type); without it `settings.auth`
- * is used. Throws when `expected_status` does not parse: settings come from
- * `validateMonitor`, so that is a bug, not a monitor failure.
- */
-export const requestFromSettings = (settings: MonitorSettings, secret?: MonitorAuth): CheckRequest => {
-  const expected = parseExpectedStatus(settings.expected_status)
-  if (Result.isFailure(expected)) throw new Error(`expected_status ${JSON.stringify(settings.expected_status)} ${expected.failure}`)
-  const headers: Record<string, string> = {}
-  const given = new Set<string>()
-  for (const [name, value] of Object.entries(settings.headers)) {
-    headers[name] = value
-    given.add(name.toLowerCase())
-  }
-  if (!given.has("user-agent")) headers["User-Agent"] = userAgent
-  if (!given.has("accept")) headers["Accept"] = "*/*"
-  const auth = secret ?? settings.auth
-  if (auth?.type === "basic") headers["Authorization"] = basicAuth(auth.username, auth.password)
-  else if (auth?.type === "bearer") headers["Authorization"] = `Bearer ${auth.token}`
-  return {
-    url: settings.url,
-    method: settings.method,
-    headers,
-    ...(settings.body !== undefined ? { body: Buffer.from(settings.body, "utf8") } : {}),
-    timeout_ms: settings.timeout,
-    expected: expected.success,
-    ...(settings.keyword !== undefined ? { keyword: settings.keyword } : {}),
-    keyword_mode: settings.keyword_mode,
-    ...(settings.degraded_after_ms !== undefined ? { degraded_after_ms: settings.degraded_after_ms } : {}),
-    follow_redirects: settings.follow_redirects,
-    tls_verify: settings.tls_verify
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Errors
-
-const dnsCodes = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NODATA", "EAI_NONAME", "ENODATA", "ESERVFAIL", "EREFUSED"])
-const connectCodes = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "ETIMEDOUT", "EHOSTDOWN", "ENETDOWN"])
-const resetCodes = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED"])
-const tlsCode = /^(CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_TLS_|ERR_SSL_|HOSTNAME_MISMATCH|INVALID_CA|INVALID_PURPOSE|PATH_LENGTH|EPROTO$)/
-
-interface NodeError {
-  readonly code?: string
-  readonly message: string
-  readonly errors?: ReadonlyArray<{ readonly code?: string; readonly message?: string }>
-}
-
-/** A socket/request error as the outcome's code and sentence. */
-const classify = (err: NodeError, url: URL): readonly [CheckErrorCode, string] => {
-  // Happy eyeballs (autoSelectFamily) reports an AggregateError of the attempts.
-  const code = err.code ?? err.errors?.[0]?.code ?? ""
-  const host = hostOf(url)
-  if (code === "EPRIVATEADDRESS") return ["private_address", err.message]
-  if (dnsCodes.has(code)) return ["dns", `could not resolve ${host} (${code})`]
-  if (connectCodes.has(code)) return ["connect", `could not connect to ${url.host} (${code})`]
-  if (resetCodes.has(code)) return ["reset", `the connection was closed before a complete response (${code})`]
-  if (code.startsWith("HPE_") || code.startsWith("ERR_INVALID_") || code.startsWith("ERR_HTTP")) {
-    return ["protocol", `invalid HTTP response (${code}: ${err.message})`]
-  }
-  if (tlsCode.test(code)) return ["tls", `TLS ${code}: ${err.message}`]
-  return ["connect", `${code || "error"}: ${err.message}`]
-}
-
-// ---------------------------------------------------------------------------
-// TLS
-
-interface CertFacts {
-  readonly validTo: number
-  readonly valid_to: string
-  readonly issuer: string
-  readonly subject: string
-  readonly authorized: boolean
-  readonly authorization_error: string
-}
-
-/** getPeerCertificate parses the whole certificate: once per connection is enough. */
-const certCache = new WeakMap<TLSSocket, CertFacts>()
-
-const firstOf = (v: string | ReadonlyArray<string> | undefined): string | undefined =>
-  v === undefined ? undefined : typeof v === "string" ? v : v[0]
-
-const certFacts = (socket: TLSSocket): CertFacts | undefined => {
-  const cached = certCache.get(socket)
-  if (cached) return cached
-  const cert = socket.getPeerCertificate()
-  if (!cert || !cert.valid_to) return undefined
-  const validTo = new Date(cert.valid_to).getTime()
-  const issuer = cert.issuer as unknown as Record<string, string | Array<string> | undefined> | undefined
-  const subject = cert.subject as unknown as Record<string, string | Array<string> | undefined> | undefined
-  const facts: CertFacts = {
-    validTo,
-    valid_to: Number.isNaN(validTo) ? cert.valid_to : new Date(validTo).toISOString(),
-    issuer: firstOf(issuer?.["CN"]) ?? firstOf(issuer?.["O"]) ?? "",
-    subject: firstOf(subject?.["CN"]) ?? firstOf(subject?.["O"]) ?? "",
-    authorized: socket.authorized,
-    authorization_error: socket.authorizationError ? String(socket.authorizationError) : ""
-  }
-  certCache.set(socket, facts)
-  return facts
-}
-
-const dayMs = 86_400_000
-
-const tlsInfo = (facts: CertFacts, now: number): TlsInfo => ({
-  valid_to: facts.valid_to,
-  days_left: Math.floor((facts.validTo - now) / dayMs),
-  issuer: facts.issuer,
-  subject: facts.subject,
-  authorized: facts.authorized,
-  authorization_error: facts.authorization_error
-})
-
-// ---------------------------------------------------------------------------
-// The check
-
 export interface RunCheckOptions {
   readonly agentPool: AgentPool
   /** Let the check reach private, loopback and link-local addresses (simulator, tests, intranet installs). */
@@ -287,6 +78,8 @@ const noop = () => {}
 export const runCheck = (request: CheckRequest, options: RunCheckOptions): Promise<CheckOutcome> =>
   new Promise<CheckOutcome>((resolve) => {
     const started = performance.now()
+    // Wall-clock time read directly, not through Effect's Clock: this callback core runs outside any fiber
+    // (decision 0006). Durations use the monotonic performance.now().
     const checkedAt = new Date().toISOString()
     let dnsMs = 0
     let connectMs = 0
@@ -410,6 +203,7 @@ export const runCheck = (request: CheckRequest, options: RunCheckOptions): Promi
         res.on("error", noop)
         if (secure && tls === undefined) {
           const facts = certFacts(res.socket as TLSSocket)
+          // Wall clock (no fiber here, see checkedAt): days left until the certificate's valid_to.
           if (facts) tls = tlsInfo(facts, Date.now())
         }
         if (done) {

@@ -1,10 +1,13 @@
-import { Cause, Clock, Config, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Queue, Schema, Semaphore } from "effect"
+import { Cause, Clock, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Queue, Schema, Semaphore } from "effect"
 import type { Scope } from "effect"
 import * as Path from "node:path"
 import { CheckResultRow } from "../domain/CheckResult.ts"
 import { ClickHouse } from "../platform/ClickHouse.ts"
+import { type Batch, RowBuffer, type Spilled } from "./ResultWriter/Buffer.ts"
+import { defaults, optionsFromConfig, type ResultWriterOptions, type WriterStats } from "./ResultWriter/Options.ts"
 import * as Spill from "./ResultWriter/Spill.ts"
 
+export { defaults, optionsFromConfig, type ResultWriterOptions, WriterStats } from "./ResultWriter/Options.ts"
 export {
   ResultWriterError,
   SpillDeleteFailed,
@@ -12,66 +15,6 @@ export {
   SpillReadFailed,
   SpillWriteFailed
 } from "./ResultWriter/Spill.ts"
-
-/** What the writer holds and has done since it started (this process only). */
-export const WriterStats = Schema.Struct({
-  /** rows in memory, not yet in ClickHouse (including a batch being inserted) */
-  buffered_rows: Schema.Number,
-  /** rows in spill files on disk, not yet in ClickHouse */
-  spilled_rows: Schema.Number,
-  spilled_files: Schema.Number,
-  written_rows: Schema.Number,
-  /** successful inserts */
-  written_batches: Schema.Number,
-  /** failed insert attempts (each retry counts) */
-  failed_attempts: Schema.Number,
-  /** unreadable spill files set aside as `<name>.rejected` */
-  rejected_files: Schema.Number,
-  last_error: Schema.NullOr(Schema.String),
-  /** ISO 8601 */
-  last_error_at: Schema.NullOr(Schema.String)
-})
-export type WriterStats = typeof WriterStats.Type
-
-export interface ResultWriterOptions {
-  /** Where batches go when memory is full or at shutdown; replayed on start. One process per directory. */
-  readonly spillDir: string
-  /** Rows per insert; a full batch is inserted at once. Default 10,000. */
-  readonly batchRows?: number
-  /** A partial batch is inserted this long after its oldest row arrived. Default 1,000. */
-  readonly flushMs?: number
-  /** Most rows held in memory; past it whole batches are spilled to disk. Default 200,000. */
-  readonly memoryRows?: number
-  /** First retry delay after a failed insert, doubling up to `retryMaxMs`. Default 200. */
-  readonly retryBaseMs?: number
-  /** Default 10,000. */
-  readonly retryMaxMs?: number
-  /**
-   * Once inserts have been failing (or one has been hanging) this long, the
-   * rows in memory go to disk every `flushMs` until an insert succeeds, so
-   * that a process killed during a ClickHouse outage loses only the last
-   * seconds of rows. Default 3,000.
-   */
-  readonly spillAfterMs?: number
-  /** An insert taking longer counts as failed (and is retried). Default 30,000. */
-  readonly insertTimeoutMs?: number
-  /** How long the final flush may take when the layer closes, before the rest is spilled. Default 5,000. */
-  readonly shutdownMs?: number
-  /** Default "check_results". */
-  readonly table?: string
-}
-
-export const defaults = {
-  batchRows: 10_000,
-  flushMs: 1_000,
-  memoryRows: 200_000,
-  retryBaseMs: 200,
-  retryMaxMs: 10_000,
-  spillAfterMs: 3_000,
-  insertTimeoutMs: 30_000,
-  shutdownMs: 5_000,
-  table: "check_results"
-} as const
 
 /** A table's batching writer: `ResultWriter` (check_results), `TransitionWriter` (status_transitions). */
 export interface BatchWriter<Row> {
@@ -162,39 +105,6 @@ export class ResultWriter extends Context.Service<ResultWriter, BatchWriter<Chec
   )
 }
 
-const positiveInt = (name: string, fallback: number) =>
-  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
-
-/** The writers' settings from the environment (`ResultWriter.layer`); other tables' writers reuse them. */
-export const optionsFromConfig = Effect.gen(function*() {
-  const spillDir = yield* Config.option(Config.String("RESULTS_SPILL_DIR"))
-  const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault("./data"))
-  return {
-    spillDir: Option.getOrElse(spillDir, () => Path.join(dataDir, "spill")),
-    batchRows: yield* positiveInt("RESULTS_BATCH_ROWS", defaults.batchRows),
-    flushMs: yield* positiveInt("RESULTS_FLUSH_MS", defaults.flushMs),
-    memoryRows: yield* positiveInt("RESULTS_MEMORY_ROWS", defaults.memoryRows),
-    insertTimeoutMs: yield* positiveInt("RESULTS_INSERT_TIMEOUT_MS", defaults.insertTimeoutMs),
-    shutdownMs: yield* positiveInt("RESULTS_SHUTDOWN_MS", defaults.shutdownMs),
-    spillAfterMs: yield* positiveInt("RESULTS_SPILL_AFTER_MS", defaults.spillAfterMs)
-  } satisfies ResultWriterOptions
-})
-
-interface Batch<Row> {
-  /** Acceptance order, shared by memory batches and spill files; `flush` waits on it. */
-  readonly seq: number
-  readonly rows: ReadonlyArray<Row>
-}
-
-interface Spilled {
-  readonly seq: number
-  readonly file: Spill.SpillFile
-}
-
-type Job<Row> =
-  | { readonly _tag: "Memory"; readonly batch: Batch<Row> }
-  | { readonly _tag: "File"; readonly entry: Spilled }
-  | { readonly _tag: "Wait"; readonly ms: number | undefined }
 
 const describe = (cause: Cause.Cause<unknown>): string => {
   const error = Cause.squash(cause)
@@ -233,18 +143,8 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
   const runStart = clock.currentTimeMillisUnsafe()
 
   // State. Fibers interleave only at effect boundaries, so each synchronous block below is atomic.
-  let seq = 0
-  let open: Array<Row> = []
-  let openSince = 0
-  const sealed: Array<Batch<Row>> = []
-  /** The memory batch the flusher is inserting. */
-  let inflight: Batch<Row> | undefined
-  /** Memory batches a writer is spilling right now (still counted in `buffered`). */
-  const spilling = new Set<Batch<Row>>()
-  let buffered = 0
-  /** Spill files not yet in ClickHouse, oldest first (by name). */
-  const spilled: Array<Spilled> = existing.map((file) => ({ seq: seq++, file }))
-  let spilledRows = existing.reduce((n, file) => n + file.rows, 0)
+  // The rows in memory and on disk, and their order: `ResultWriter/Buffer.ts`.
+  const buf = new RowBuffer<Row>(batchRows, existing)
   let writtenRows = 0
   let writtenBatches = 0
   let failedAttempts = 0
@@ -271,39 +171,8 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
     Deferred.doneUnsafe(done, Exit.void)
   }
 
-  const sealOpen = () => {
-    if (open.length === 0) return
-    sealed.push({ seq: seq++, rows: open })
-    open = []
-  }
-
   const append = (rows: ReadonlyArray<Row>) => {
-    let signal = open.length === 0
-    for (const row of rows) {
-      if (open.length === 0) openSince = clock.currentTimeMillisUnsafe()
-      open.push(row)
-      if (open.length >= batchRows) {
-        sealOpen()
-        signal = true
-      }
-    }
-    buffered += rows.length
-    if (signal) Queue.offerUnsafe(wake, undefined)
-  }
-
-  const addSpilled = (entry: Spilled) => {
-    let i = spilled.length
-    while (i > 0 && spilled[i - 1]!.file.name > entry.file.name) i--
-    spilled.splice(i, 0, entry)
-    spilledRows += entry.file.rows
-    Queue.offerUnsafe(wake, undefined)
-  }
-
-  const removeSpilled = (entry: Spilled) => {
-    const i = spilled.indexOf(entry)
-    if (i < 0) return
-    spilled.splice(i, 1)
-    spilledRows -= entry.file.rows
+    if (buf.append(rows, clock.currentTimeMillisUnsafe())) Queue.offerUnsafe(wake, undefined)
   }
 
   const spillName = (batch: Batch<Row>) => Spill.fileName(runStart, batch.seq, batch.rows.length)
@@ -316,17 +185,16 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
   /** Moves a memory batch to disk; on failure it goes back to the head of the queue. */
   const spillBatch = (batch: Batch<Row>) =>
     Effect.suspend(() => {
-      spilling.add(batch)
+      buf.spillStarted(batch)
       return Spill.write(dir, spillName(batch), batch.rows)
     }).pipe(
       Effect.onExit((exit) =>
         Effect.sync(() => {
-          spilling.delete(batch)
           if (Exit.isSuccess(exit)) {
-            buffered -= batch.rows.length
-            addSpilled({ seq: batch.seq, file: exit.value })
+            buf.spillSucceeded(batch, exit.value)
+            Queue.offerUnsafe(wake, undefined)
           } else {
-            sealed.unshift(batch)
+            buf.spillFailed(batch)
           }
           notifyProgress()
         })
@@ -337,7 +205,7 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
   const spillDirect = Effect.fnUntraced(function*(rows: ReadonlyArray<Row>) {
     const written: Array<Spilled> = []
     for (let i = 0; i < rows.length; i += batchRows) {
-      const batch: Batch<Row> = { seq: seq++, rows: rows.slice(i, i + batchRows) }
+      const batch: Batch<Row> = { seq: buf.nextSeq(), rows: rows.slice(i, i + batchRows) }
       const result = yield* Effect.result(Spill.write(dir, spillName(batch), batch.rows))
       if (result._tag === "Failure") {
         for (const entry of written) yield* Effect.ignore(Spill.remove(dir, entry.file.name))
@@ -345,28 +213,29 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
       }
       written.push({ seq: batch.seq, file: result.success })
     }
-    for (const entry of written) addSpilled(entry)
+    for (const entry of written) buf.addSpilled(entry)
+    if (written.length > 0) Queue.offerUnsafe(wake, undefined)
   })
 
   /** The slow path of `write`, under the spill lock: make room by spilling the oldest batches, then append. */
   const spillThenAppend = Effect.fnUntraced(function*(rows: ReadonlyArray<Row>) {
     if (!closing) {
       let spilledNow = 0
-      while (buffered + rows.length > memoryRows) {
-        if (sealed.length === 0) sealOpen()
-        const victim = sealed.shift()
+      while (!buf.fits(rows.length, memoryRows)) {
+        if (buf.sealed.length === 0) buf.sealOpen()
+        const victim = buf.sealed.shift()
         if (victim === undefined) break
         yield* spillBatch(victim)
         spilledNow += victim.rows.length
       }
       if (spilledNow > 0) {
         // Warn when spilling starts; each further spill is only worth a debug line.
-        const log = spilledRows === spilledNow ? Effect.logWarning : Effect.logDebug
+        const log = buf.spilledRows === spilledNow ? Effect.logWarning : Effect.logDebug
         yield* log(`memory bound reached; ${what} spilled to disk`).pipe(
-          Effect.annotateLogs({ rows: spilledNow, spilled_rows: spilledRows, buffered_rows: buffered, dir })
+          Effect.annotateLogs({ rows: spilledNow, spilled_rows: buf.spilledRows, buffered_rows: buf.buffered, dir })
         )
       }
-      if (buffered + rows.length <= memoryRows) return append(rows)
+      if (buf.fits(rows.length, memoryRows)) return append(rows)
     }
     // Closing, or the rows do not fit even with only the batch being inserted left in memory.
     yield* spillDirect(rows)
@@ -376,7 +245,7 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
     rows.length === 0
       ? Effect.void
       : Effect.suspend(() => {
-        if (!closing && buffered + rows.length <= memoryRows) {
+        if (!closing && buf.fits(rows.length, memoryRows)) {
           append(rows)
           return Effect.void
         }
@@ -392,7 +261,7 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
       if (failing) return Effect.void
       failing = true
       return Effect.logWarning("ClickHouse insert failed; keeping the rows and retrying").pipe(
-        Effect.annotateLogs({ error: lastError, buffered_rows: buffered, spilled_rows: spilledRows })
+        Effect.annotateLogs({ error: lastError, buffered_rows: buf.buffered, spilled_rows: buf.spilledRows })
       )
     })
 
@@ -444,26 +313,13 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
     }
   })
 
-  const nextJob = (now: number): Job<Row> => {
-    if (inflight !== undefined) return { _tag: "Memory", batch: inflight }
-    const file = spilled[0]
-    if (file !== undefined) return { _tag: "File", entry: file }
-    if (sealed.length === 0 && open.length > 0 && now - openSince >= flushMs) sealOpen()
-    const batch = sealed.shift()
-    if (batch !== undefined) {
-      inflight = batch
-      return { _tag: "Memory", batch }
-    }
-    return { _tag: "Wait", ms: open.length > 0 ? openSince + flushMs - now : undefined }
-  }
-
   const runMemory = Effect.fnUntraced(function*(batch: Batch<Row>) {
     const outcome = yield* insertWithRetry(batch.rows, batchToken(batch), true)
     if (outcome === "closing") return
     if (outcome === "spill") {
       // To disk under the same name (and so the same token), and retried from there.
       yield* spillLock.withPermit(Effect.uninterruptible(Effect.suspend(() => {
-        inflight = undefined
+        buf.inflight = undefined
         return spillBatch(batch)
       }))).pipe(
         // Not written: the batch is back at the head of memory, tried again next.
@@ -472,24 +328,23 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
       )
       return
     }
-    inflight = undefined
-    buffered -= batch.rows.length
+    buf.inflightWritten()
     notifyProgress()
   })
 
   /** In spill mode, every `flushMs`: the rows in memory go to disk (bounding what a SIGKILL loses). */
   const spillMemory = spillLock.withPermit(Effect.uninterruptible(Effect.gen(function*() {
     if (!spillMode(clock.currentTimeMillisUnsafe())) return
-    sealOpen()
+    buf.sealOpen()
     let rows = 0
-    while (sealed.length > 0) {
-      const batch = sealed.shift()!
+    while (buf.sealed.length > 0) {
+      const batch = buf.sealed.shift()!
       yield* spillBatch(batch)
       rows += batch.rows.length
     }
     if (rows > 0) {
       yield* Effect.logDebug(`ClickHouse failing; ${what} spilled to disk`).pipe(
-        Effect.annotateLogs({ rows, spilled_rows: spilledRows, dir })
+        Effect.annotateLogs({ rows, spilled_rows: buf.spilledRows, dir })
       )
     }
   })))
@@ -511,7 +366,7 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
         Effect.annotateLogs({ path, error: describe(Cause.fail(read.failure.reason)) })
       )
       yield* Effect.ignore(Spill.reject(dir, entry.file.name))
-      removeSpilled(entry)
+      buf.removeSpilled(entry)
       rejectedFiles++
       notifyProgress()
       return
@@ -522,7 +377,7 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
       yield* Effect.logError("written spill file could not be deleted; its rows will be written again on restart")
         .pipe(Effect.annotateLogs({ path }))
     }
-    removeSpilled(entry)
+    buf.removeSpilled(entry)
     notifyProgress()
   })
 
@@ -530,7 +385,7 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
     // `closing` is set by the shutdown finalizer, between steps.
     while (true) {
       if (closing) return
-      const job = nextJob(clock.currentTimeMillisUnsafe())
+      const job = buf.nextJob(clock.currentTimeMillisUnsafe(), flushMs)
       const step = job._tag === "Wait"
         ? waitFor(wake, job.ms)
         : job._tag === "File"
@@ -551,31 +406,30 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
 
   /** Once each, in order, the batches still in memory; stops at the first failure. */
   const finalFlush = Effect.gen(function*() {
-    sealOpen()
-    if (inflight !== undefined) {
-      if (!(yield* attempt(inflight.rows, batchToken(inflight)))) return
-      buffered -= inflight.rows.length
-      inflight = undefined
+    buf.sealOpen()
+    if (buf.inflight !== undefined) {
+      if (!(yield* attempt(buf.inflight.rows, batchToken(buf.inflight)))) return
+      buf.inflightWritten()
     }
-    while (sealed.length > 0) {
-      const batch = sealed[0]!
+    while (buf.sealed.length > 0) {
+      const batch = buf.sealed[0]!
       if (!(yield* attempt(batch.rows, batchToken(batch)))) return
-      sealed.shift()
-      buffered -= batch.rows.length
+      buf.sealedHeadWritten()
     }
   })
 
   const spillRest = Effect.gen(function*() {
-    sealOpen()
-    const rest = inflight === undefined ? [...sealed] : [inflight, ...sealed]
-    inflight = undefined
-    sealed.length = 0
+    const rest = buf.takeAll()
     let lost = 0
     for (const batch of rest) {
       const result = yield* Effect.result(Spill.write(dir, spillName(batch), batch.rows))
-      buffered -= batch.rows.length
-      if (result._tag === "Success") addSpilled({ seq: batch.seq, file: result.success })
-      else lost += batch.rows.length
+      if (result._tag === "Success") {
+        buf.spillSucceeded(batch, result.success)
+        Queue.offerUnsafe(wake, undefined)
+      } else {
+        buf.lost(batch)
+        lost += batch.rows.length
+      }
     }
     if (lost > 0) {
       yield* Effect.logError(`could neither write nor spill ${what} at shutdown; they are lost`).pipe(
@@ -588,52 +442,45 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
     }
   })
 
-  const shutdown = (fiber: Fiber.Fiber<void>) =>
-    Effect.gen(function*() {
-      const deadline = clock.currentTimeMillisUnsafe() + shutdownMs
-      closing = true
-      Queue.offerUnsafe(wake, undefined)
-      Queue.offerUnsafe(urgent, undefined)
-      // Let an insert in progress finish rather than abandon it (it could land and be spilled too).
-      const done = yield* Fiber.await(fiber).pipe(Effect.timeoutOption(Duration.millis(shutdownMs)))
-      if (Option.isNone(done)) yield* Fiber.interrupt(fiber)
-      yield* spillLock.withPermit(Effect.gen(function*() {
-        const left = deadline - clock.currentTimeMillisUnsafe()
-        if (left > 0) yield* finalFlush.pipe(Effect.timeoutOption(Duration.millis(left)))
-        yield* spillRest
-        notifyProgress()
-      }))
-    })
+  const shutdown = Effect.fn("ResultWriter.shutdown")(function*(fiber: Fiber.Fiber<void>) {
+    const deadline = clock.currentTimeMillisUnsafe() + shutdownMs
+    closing = true
+    Queue.offerUnsafe(wake, undefined)
+    Queue.offerUnsafe(urgent, undefined)
+    // Let an insert in progress finish rather than abandon it (it could land and be spilled too).
+    const done = yield* Fiber.await(fiber).pipe(Effect.timeoutOption(Duration.millis(shutdownMs)))
+    if (Option.isNone(done)) yield* Fiber.interrupt(fiber)
+    yield* spillLock.withPermit(Effect.gen(function*() {
+      const left = deadline - clock.currentTimeMillisUnsafe()
+      if (left > 0) yield* finalFlush.pipe(Effect.timeoutOption(Duration.millis(left)))
+      yield* spillRest
+      notifyProgress()
+    }))
+  })
 
   const fiber = yield* Effect.forkScoped(flusher)
   yield* Effect.forkScoped(spiller)
   yield* Effect.addFinalizer(() => shutdown(fiber))
 
-  const pendingUpTo = (target: number) =>
-    (inflight !== undefined && inflight.seq <= target) ||
-    (sealed[0] !== undefined && sealed[0].seq <= target) ||
-    [...spilling].some((b) => b.seq <= target) ||
-    (!closing && spilled.some((s) => s.seq <= target))
-
   const flush = Effect.gen(function*() {
     const target = yield* Effect.sync(() => {
-      sealOpen()
+      buf.sealOpen()
       Queue.offerUnsafe(wake, undefined)
       Queue.offerUnsafe(urgent, undefined)
-      return seq - 1
+      return buf.lastSeq()
     })
     while (true) {
       // Checked and captured together, so a completion in between cannot be missed.
-      const waitOn = yield* Effect.sync(() => pendingUpTo(target) ? progress : undefined)
+      const waitOn = yield* Effect.sync(() => buf.pendingUpTo(target, !closing) ? progress : undefined)
       if (waitOn === undefined) return
       yield* Deferred.await(waitOn)
     }
   })
 
   const stats = Effect.sync((): WriterStats => ({
-    buffered_rows: buffered,
-    spilled_rows: spilledRows,
-    spilled_files: spilled.length,
+    buffered_rows: buf.buffered,
+    spilled_rows: buf.spilledRows,
+    spilled_files: buf.spilled.length,
     written_rows: writtenRows,
     written_batches: writtenBatches,
     failed_attempts: failedAttempts,
@@ -644,7 +491,7 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
 
   if (existing.length > 0) {
     yield* Effect.logInfo(`replaying spilled ${what}`).pipe(
-      Effect.annotateLogs({ files: existing.length, rows: spilledRows, dir })
+      Effect.annotateLogs({ files: existing.length, rows: buf.spilledRows, dir })
     )
   }
 

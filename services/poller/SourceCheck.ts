@@ -1,0 +1,234 @@
+import { Clock, Effect } from "effect"
+import type { Adapter, Fetched } from "../adapters/Adapter.ts"
+import { detect } from "../adapters/detect.ts"
+import { Fetcher } from "../adapters/Fetcher.ts"
+import { adapterFor } from "../adapters/registry.ts"
+import { fingerprint, type Observation, observe, type Since } from "../domain/Changes.ts"
+import type { CheckResultRow } from "../domain/CheckResult.ts"
+import type { Snapshot } from "../domain/Snapshot.ts"
+import { Publisher } from "../platform/Publisher.ts"
+import { PollerStats } from "./PollerStats.ts"
+import { ResultWriter } from "./ResultWriter.ts"
+import { type CheckMark, type PolledSource, type SnapshotChange, SourceStore } from "./SourceStore.ts"
+import { sourceTransitions } from "./Transitions.ts"
+import { TransitionWriter } from "./TransitionWriter.ts"
+import { Upstream } from "./Upstream.ts"
+
+/** What a shard keeps of one source between its checks. */
+export interface SourceEntry {
+  source: PolledSource
+  /** undefined until the provider type is detected (sources added with a bare URL) */
+  adapter: Adapter | undefined
+  /** failed detections in a row: the next attempt backs off */
+  detectFailures: number
+  intervalMs: number
+  /**
+   * The last snapshot handed over to the bus (advanced only once the publisher accepted the change); before
+   * this shard's first, the one saved in PostgreSQL before it started.
+   */
+  last: Snapshot | undefined
+  /** Since when the statuses of `last` have held (with `last`) */
+  since: Since | undefined
+  lastFingerprint: string | undefined
+  /**
+   * Whether this shard has parsed a snapshot of the source yet. Until it has, its requests are not
+   * conditional: a 304 would vouch for a body the process read before (the validators outlive a
+   * shard moving), not for the snapshot loaded from PostgreSQL.
+   */
+  readHere: boolean
+  /**
+   * A changed snapshot the publisher could not accept yet: kept and offered again on the next check,
+   * even when that check is answered 304 Not Modified (the body it came from is not read again).
+   */
+  pending: Snapshot | undefined
+  /** last body of each endpoint of a multi-document provider, reused when it answers 304 and another changed */
+  bodies: Map<string, Fetched>
+}
+
+/** A source new to the shard; `observed` is what PostgreSQL last saved of it. */
+export const sourceEntry = (
+  source: PolledSource,
+  adapter: Adapter | undefined,
+  intervalMs: number,
+  observed: Observation | undefined
+): SourceEntry => ({
+  source,
+  adapter,
+  detectFailures: 0,
+  intervalMs,
+  last: observed?.snapshot,
+  since: observed?.since,
+  lastFingerprint: observed && fingerprint(observed.snapshot),
+  readHere: false,
+  pending: undefined,
+  bodies: new Map()
+})
+
+/** Where a source check hands what the shard writes to PostgreSQL later, and its schedule. */
+export interface SourceCheckHooks {
+  readonly shard: number
+  /** The check's time and error (saved once a second, latest per source). */
+  readonly marked: (mark: CheckMark) => void
+  /** A change handed over to the bus (saved in batches, latest per source). */
+  readonly changed: (change: SnapshotChange) => void
+  /** When a source whose provider could not be detected is tried again (epoch ms). */
+  readonly retryAt: (key: string, at: number) => void
+}
+
+export interface SourceCheck {
+  /** Reads the source's documents, writes the result rows, and hands a changed snapshot to the bus. Never fails. */
+  readonly check: (entry: SourceEntry, adapter: Adapter, plannedDue: number) => Effect.Effect<void>
+  /** For a source added with a bare URL: finds its provider, stores it, then checks. Never fails. */
+  readonly detectThenCheck: (entry: SourceEntry, plannedDue: number) => Effect.Effect<void>
+}
+
+const emptyBody = new Uint8Array()
+
+/** Catalog sources are the operator's: read without the address guard (organizations' sources are guarded; decision 0009). */
+const trustedGet = { trusted: true } as const
+
+/** The check of one status-page source: fetch, parse, compare, then the rows, the bus and the transitions. */
+export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: SourceCheckHooks) {
+  const store = yield* SourceStore
+  const upstream = yield* Upstream
+  const fetcher = yield* Fetcher
+  const writer = yield* ResultWriter
+  const transitions = yield* TransitionWriter
+  const publisher = yield* Publisher
+  const stats = yield* PollerStats
+  const clock = yield* Clock.Clock
+
+  const rowsOf = (entry: SourceEntry, snapshot: Snapshot | undefined, at: Date, latencyMs: number, httpStatus: number, bytes: number, error: string) => {
+    const base = {
+      checked_at: at.toISOString(),
+      subject_kind: "source" as const,
+      subject_id: entry.source.key,
+      latency_ms: Math.round(latencyMs),
+      http_status: httpStatus,
+      bytes,
+      error,
+      region: "",
+      shard: hooks.shard
+    }
+    const rows: Array<CheckResultRow> = [{ ...base, component_id: "", status: snapshot?.status ?? "unknown" }]
+    for (const c of snapshot?.components ?? []) {
+      if (!c.is_group) rows.push({ ...base, component_id: c.id, status: c.status, bytes: 0, region: c.region ?? "" })
+    }
+    return rows
+  }
+
+  // Untraced: one call per check, the poller's hot path.
+  const check = Effect.fnUntraced(
+    function*(entry: SourceEntry, adapter: Adapter, plannedDue: number) {
+      const started = clock.currentTimeMillisUnsafe()
+      const config = { url: entry.source.url, regions: entry.source.regions }
+      const urls = adapter.endpoints(config)
+      const getOptions = entry.readHere
+        ? (entry.source.trusted ? trustedGet : undefined)
+        : { conditional: false, trusted: entry.source.trusted }
+      const results = yield* Effect.all(urls.map((url) => upstream.get(url, getOptions)), { concurrency: "unbounded" })
+      const at = new Date(clock.currentTimeMillisUnsafe())
+      const latency = Math.max(...results.map((r) => r.latencyMs))
+      const primary = results[0]
+      const failed = primary?._tag === "Failed" ? primary.error : null
+      let snapshot: Snapshot | undefined
+      let error = failed ?? ""
+      const httpStatus = primary?._tag === "Fresh" ? primary.fetched.status : primary?._tag === "NotModified" ? 304 : 0
+      let bytes = 0
+      if (failed === null) {
+        const unchanged = results.every((r) => r._tag === "NotModified") && (entry.pending ?? entry.last) !== undefined
+        if (unchanged) {
+          snapshot = entry.pending ?? entry.last
+        } else {
+          const fetched = urls.map((url, i): Fetched => {
+            const r = results[i]!
+            if (r._tag === "Fresh") {
+              bytes += r.fetched.body.byteLength
+              // Only multi-document providers need a body again when just some of their documents answer 304.
+              if (urls.length > 1 && r.fetched.status >= 200 && r.fetched.status < 300) entry.bodies.set(url, r.fetched)
+              return r.fetched
+            }
+            if (r._tag === "NotModified") return entry.bodies.get(url) ?? { url, status: 0, contentType: "", body: emptyBody }
+            return { url, status: 0, contentType: "", body: emptyBody }
+          })
+          const parsed = yield* adapter.parse(fetched, config, at).pipe(Effect.result)
+          if (parsed._tag === "Success") {
+            snapshot = parsed.success
+            entry.readHere = true
+            // A page read afresh supersedes a change still pending (it may have been reverted meanwhile).
+            entry.pending = undefined
+          } else {
+            error = `${parsed.failure.reason}: ${parsed.failure.message}`
+          }
+        }
+      }
+      yield* writer.write(rowsOf(entry, snapshot, at, latency, httpStatus, bytes, error))
+      // Counted once its rows are accepted, so a flush after reading the count covers every counted check.
+      stats.check(failed !== null || snapshot === undefined ? "failed" : httpStatus === 304 ? "not_modified" : "fresh", started - plannedDue)
+      hooks.marked({ key: entry.source.key, checkedAt: at, error: error === "" ? null : error })
+      if (snapshot === undefined) return
+      // All documents unchanged (304): the same snapshot, no need to fingerprint it again.
+      const print = snapshot === entry.last ? entry.lastFingerprint : fingerprint(snapshot)
+      if (print === entry.lastFingerprint) {
+        yield* publisher.touched(entry.source.key, at)
+        return
+      }
+      const previous = entry.last
+      const observed: Observation | undefined = previous && entry.since && { snapshot: previous, since: entry.since }
+      const { events, observation } = observe(entry.source, observed, snapshot, at)
+      // The last snapshot moves only once the change is handed over; until then the change itself is kept.
+      const handed = yield* publisher.handOver(entry.source.key, previous, snapshot, events, at).pipe(Effect.result)
+      if (handed._tag === "Failure") {
+        entry.pending = snapshot
+        return yield* Effect.logWarning("change not handed over; offered again on the next check", handed.failure).pipe(
+          Effect.annotateLogs({ source: entry.source.key })
+        )
+      }
+      entry.pending = undefined
+      // Written once the change is handed over, so a change offered again is not recorded twice.
+      yield* transitions.write(sourceTransitions(events))
+      entry.last = snapshot
+      entry.since = observation.since
+      entry.lastFingerprint = print
+      stats.changed()
+      hooks.changed({ source: entry.source, snapshot, since: observation.since, at })
+    },
+    (effect, entry) =>
+      effect.pipe(
+        Effect.catchCause((cause) => Effect.logWarning("check failed", cause).pipe(Effect.annotateLogs({ source: entry.source.key })))
+      )
+  )
+
+  // A source added with a bare URL: find its provider (and the document to read), store both, then check it.
+  // Unreachable pages are tried again later, backing off from one interval to an hour.
+  const detectThenCheck = Effect.fnUntraced(
+    function*(entry: SourceEntry, plannedDue: number) {
+      const found = yield* detect(entry.source.url, entry.source.trusted ? trustedGet : {}).pipe(Effect.provideService(Fetcher, fetcher), Effect.result)
+      if (found._tag === "Failure") {
+        const now = clock.currentTimeMillisUnsafe()
+        entry.detectFailures += 1
+        const backoffMs = Math.min(entry.intervalMs * 2 ** Math.min(entry.detectFailures - 1, 10), 3_600_000)
+        hooks.retryAt(entry.source.key, now + backoffMs)
+        hooks.marked({ key: entry.source.key, checkedAt: new Date(now), error: `detection failed: ${found.failure.message}` })
+        stats.check("failed", now - plannedDue)
+        return
+      }
+      const adapter = adapterFor(found.success.provider)
+      if (!adapter) return
+      yield* store.setDetected(entry.source.id, adapter.id, found.success.url)
+      entry.source = { ...entry.source, provider_type: adapter.id, url: found.success.url }
+      entry.adapter = adapter
+      entry.detectFailures = 0
+      yield* Effect.logInfo("provider detected").pipe(
+        Effect.annotateLogs({ source: entry.source.key, provider: adapter.id, by: found.success.by })
+      )
+      yield* check(entry, adapter, plannedDue)
+    },
+    (effect, entry) =>
+      effect.pipe(
+        Effect.catchCause((cause) => Effect.logWarning("detection failed", cause).pipe(Effect.annotateLogs({ source: entry.source.key })))
+      )
+  )
+
+  return { check, detectThenCheck } satisfies SourceCheck
+})
