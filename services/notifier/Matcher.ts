@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { StreamEvent } from "../domain/Event.ts"
 import { AlertLevel, EscalationStep, RuleSchedule, RuleTemplate } from "../domain/Rule.ts"
@@ -393,7 +393,7 @@ const decide = (
     const at = Date.parse(candidate.event.timestamp)
     const last = states.get(stateKey)
     if (last !== undefined && last.status === candidate.status && at - last.at < m.cooldown_s * 1000) return "cooldown" as const
-    const state = { status: candidate.status, at: Number.isNaN(at) ? Date.now() : at }
+    const state = { status: candidate.status, at: Number.isNaN(at) ? yield* Clock.currentTimeMillis : at }
     states.set(stateKey, state)
     changed.set(stateKey, state)
 

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
 import type { ApiKey } from "../domain/api/Organization.ts"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHash, randomBytes } from "node:crypto"
@@ -86,7 +86,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         Effect.gen(function*() {
           const hash = hashKey(key)
           const cached = cache.get(hash)
-          if (cached !== undefined && cached.until > Date.now()) return { ...cached.principal, ip }
+          if (cached !== undefined && cached.until > (yield* Clock.currentTimeMillis)) return { ...cached.principal, ip }
           const [row] = yield* sql`
             SELECT k.id, k.role, k.organization_id, o.slug, o.plan_id,
               k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute' AS stale
@@ -105,7 +105,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
             role: row.role,
             actor: { kind: "api_key" as const, id: row.id }
           }
-          cache.set(hash, { principal, until: Date.now() + cacheMs })
+          cache.set(hash, { principal, until: (yield* Clock.currentTimeMillis) + cacheMs })
           if (cache.size > 10_000) cache.delete(cache.keys().next().value!)
           return { ...principal, ip }
         })

@@ -90,6 +90,8 @@ export const make = <A>(options: HandoverOptions<A>): Effect.Effect<Handover<A>,
       catch: failed("cannot open the hand-over directory")
     })
 
+    // Wall time, not the Effect clock: the prefix orders this run's files after every earlier
+    // process's on disk, which a test clock (restarting at 0 in each test) would not.
     const runStart = String(Date.now()).padStart(15, "0")
     let seq = 0
     const fileName = (n: number, items: number) => `${runStart}-${String(n).padStart(10, "0")}-${items}.ndjson`

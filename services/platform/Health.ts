@@ -1,4 +1,4 @@
-import { Context, Duration, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { Bus } from "./Bus.ts"
 import { ClickHouse } from "./ClickHouse.ts"
@@ -52,7 +52,7 @@ export class Health extends Context.Service<Health, {
         const pg = yield* PostgresBackend
         const ch = yield* ClickHouse
         const bus = yield* Bus
-        const started = Date.now()
+        const started = yield* Clock.currentTimeMillis
         const check = Effect.gen(function*() {
           const [postgres, clickhouse, busHealth] = yield* Effect.all([
             probe(pg.kind, pg.target, sql`SELECT 1`),
@@ -63,7 +63,7 @@ export class Health extends Context.Service<Health, {
           return {
             status: allUp ? "ok" : "degraded",
             version,
-            uptime_s: Math.round((Date.now() - started) / 1000),
+            uptime_s: Math.round(((yield* Clock.currentTimeMillis) - started) / 1000),
             stores: { postgres, clickhouse, bus: busHealth }
           } satisfies HealthReport
         })

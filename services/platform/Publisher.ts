@@ -1,4 +1,4 @@
-import { Cause, Config, Context, Effect, Layer, Option, Queue, Schema } from "effect"
+import { Cause, Clock, Config, Context, Effect, Layer, Option, Queue, Schema } from "effect"
 import * as Path from "node:path"
 import { type MonitorDelta, MonitorEvent, type SourceDelta, StatusEvent } from "../domain/Event.ts"
 import { MonitorState } from "../domain/Monitor.ts"
@@ -219,19 +219,19 @@ export class Publisher extends Context.Service<Publisher, {
       let attempt = 0
       let heldSince = 0
       let lastReport = 0
-      const recovered = (now: number) =>
-        Effect.gen(function*() {
-          if (failingSince === null) return
-          const size = queue.size()
-          yield* Effect.logInfo("bus is back: handing over held changes").pipe(
-            Effect.annotateLogs({ down_ms: now - failingSince, waiting: size.memory + size.spilled })
-          )
-          failingSince = null
-          attempt = 0
-        })
+      const recovered = Effect.gen(function*() {
+        if (failingSince === null) return
+        const now = yield* Clock.currentTimeMillis
+        const size = queue.size()
+        yield* Effect.logInfo("bus is back: handing over held changes").pipe(
+          Effect.annotateLogs({ down_ms: now - failingSince, waiting: size.memory + size.spilled })
+        )
+        failingSince = null
+        attempt = 0
+      })
       const refused = (cause: Cause.Cause<unknown>) =>
         Effect.gen(function*() {
-          const now = Date.now()
+          const now = yield* Clock.currentTimeMillis
           if (failingSince === null) {
             failingSince = now
             heldSince = now
@@ -253,7 +253,7 @@ export class Publisher extends Context.Service<Publisher, {
           if (touches.size + lives.size > 0) {
             const ok = yield* writeTouches
             if (!ok) return yield* refused(Cause.fail("unchanged checks not written"))
-            yield* recovered(Date.now())
+            yield* recovered
           }
           yield* Queue.take(wake).pipe(Effect.timeoutOption("1 second"))
           return
@@ -271,7 +271,7 @@ export class Publisher extends Context.Service<Publisher, {
         yield* queue.shift(applied === -1 ? batch.length : applied)
         const failure = failures.find((cause) => cause !== undefined)
         if (failure !== undefined) return yield* refused(failure)
-        yield* recovered(Date.now())
+        yield* recovered
       })
       yield* drainOnce.pipe(
         Effect.catchCause((cause) => Effect.logError("hand-over failed", cause).pipe(Effect.andThen(Effect.sleep("1 second")))),

@@ -1,4 +1,4 @@
-import { Effect, Layer, PubSub, Stream } from "effect"
+import { Clock, Effect, Layer, PubSub, Stream } from "effect"
 import { Bus, type StreamEntry } from "../Bus.ts"
 
 interface Group {
@@ -55,28 +55,25 @@ export const layer = Layer.sync(
       return s
     }
 
-    const deliver = (s: EventStream, group: Group, consumer: string, count: number): Array<StreamEntry> => {
+    const deliver = (s: EventStream, group: Group, consumer: string, count: number, now: number): Array<StreamEntry> => {
       const out: Array<StreamEntry> = []
       for (const entry of s.entries) {
         if (out.length >= count) break
         if (compareIds(entry.id, group.lastDelivered) <= 0) continue
         out.push(entry)
-        group.pending.set(entry.id, { consumer, at: Date.now() })
+        group.pending.set(entry.id, { consumer, at: now })
         group.lastDelivered = entry.id
       }
       return out
     }
 
+    /** Until an entry is added or `ms` pass on the Effect clock. */
     const waitForEntry = (s: EventStream, ms: number) =>
       Effect.callback<void>((resume) => {
         const wake = () => resume(Effect.void)
         s.waiters.add(wake)
-        const timer = setTimeout(wake, ms)
-        return Effect.sync(() => {
-          clearTimeout(timer)
-          s.waiters.delete(wake)
-        })
-      })
+        return Effect.sync(() => s.waiters.delete(wake))
+      }).pipe(Effect.timeoutOption(ms), Effect.asVoid)
 
     return Bus.of({
       kind: "memory",
@@ -118,9 +115,9 @@ export const layer = Layer.sync(
           return Stream.fromSubscription(subscription)
         }),
       xadd: (name, fields, maxLen) =>
-        Effect.sync(() => {
+        Effect.gen(function*() {
           const s = stream(name)
-          const now = Date.now()
+          const now = yield* Clock.currentTimeMillis
           if (now > s.lastMs) {
             s.lastMs = now
             s.lastSeq = 0
@@ -157,10 +154,10 @@ export const layer = Layer.sync(
             }
             return out
           }
-          const ready = deliver(s, group, consumer, options.count)
+          const ready = deliver(s, group, consumer, options.count, yield* Clock.currentTimeMillis)
           if (ready.length > 0 || options.blockMs <= 0) return ready
           yield* waitForEntry(s, options.blockMs)
-          return deliver(s, group, consumer, options.count)
+          return deliver(s, group, consumer, options.count, yield* Clock.currentTimeMillis)
         }),
       xautoclaim: (name, groupName, consumer, minIdleMs, count) =>
         Effect.gen(function*() {
@@ -170,7 +167,7 @@ export const layer = Layer.sync(
             return yield* Effect.die(new Error(`NOGROUP No such key '${name}' or consumer group '${groupName}'`))
           }
           const byId = new Map(s.entries.map((e) => [e.id, e]))
-          const now = Date.now()
+          const now = yield* Clock.currentTimeMillis
           const out: Array<StreamEntry> = []
           for (const [id, owner] of group.pending) {
             if (out.length >= count) break
@@ -196,8 +193,8 @@ export const layer = Layer.sync(
         }),
       xlen: (name) => Effect.sync(() => streams.get(name)?.entries.length ?? 0),
       incr: (key, ttlMs) =>
-        Effect.sync(() => {
-          const now = Date.now()
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
           const current = counters.get(key)
           const live = current !== undefined && current.until > now ? current : { value: 0, until: now + ttlMs }
           live.value += 1
