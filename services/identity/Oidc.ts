@@ -108,24 +108,23 @@ const allowedUrl = (raw: string) => {
     (url.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname))
 }
 
-const fetchJson = <S extends Schema.Top & { readonly DecodingServices: never }>(
+const fetchJson = Effect.fn("Oidc.fetchJson")(function*<S extends Schema.Top & { readonly DecodingServices: never }>(
   what: string,
   url: string,
   schema: S,
   init?: RequestInit
-): Effect.Effect<S["Type"], OidcSignInFailed> =>
-  Effect.gen(function*() {
-    if (!allowedUrl(url)) return yield* failed(`the ${what} URL ${url} is not HTTPS`)
-    const response = yield* Effect.tryPromise({
-      try: (signal) => fetch(url, { ...init, redirect: "error", signal: AbortSignal.any([signal, AbortSignal.timeout(requestTimeoutMs)]) }),
-      catch: (cause) => failed(`the ${what} at ${url} could not be reached: ${String(cause)}`)
-    })
-    const text = yield* Effect.tryPromise({ try: () => response.text(), catch: () => failed(`the ${what} at ${url} broke off`) })
-    if (!response.ok) return yield* failed(`the ${what} at ${url} answered ${response.status}: ${text.slice(0, 300)}`)
-    return yield* Schema.decodeUnknownEffect(Schema.fromJsonString(schema))(text).pipe(
-      Effect.mapError((error) => failed(`the ${what} at ${url} is not what OpenID Connect specifies: ${error.message}`))
-    )
+): Effect.fn.Return<S["Type"], OidcSignInFailed> {
+  if (!allowedUrl(url)) return yield* failed(`the ${what} URL ${url} is not HTTPS`)
+  const response = yield* Effect.tryPromise({
+    try: (signal) => fetch(url, { ...init, redirect: "error", signal: AbortSignal.any([signal, AbortSignal.timeout(requestTimeoutMs)]) }),
+    catch: (cause) => failed(`the ${what} at ${url} could not be reached: ${String(cause)}`)
   })
+  const text = yield* Effect.tryPromise({ try: () => response.text(), catch: () => failed(`the ${what} at ${url} broke off`) })
+  if (!response.ok) return yield* failed(`the ${what} at ${url} answered ${response.status}: ${text.slice(0, 300)}`)
+  return yield* Schema.decodeUnknownEffect(Schema.fromJsonString(schema))(text).pipe(
+    Effect.mapError((error) => failed(`the ${what} at ${url} is not what OpenID Connect specifies: ${error.message}`))
+  )
+})
 
 const decodeSegment = <S extends Schema.Top & { readonly DecodingServices: never }>(what: string, segment: string, schema: S) =>
   Schema.decodeUnknownEffect(Schema.fromJsonString(schema))(Buffer.from(segment, "base64url").toString("utf8")).pipe(

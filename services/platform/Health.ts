@@ -23,15 +23,14 @@ export type HealthReport = typeof HealthReport.Type
 
 const timeout = Duration.seconds(3)
 
-const probe = <E>(backend: string, target: string, check: Effect.Effect<unknown, E>) =>
-  Effect.gen(function*() {
-    const started = performance.now()
-    const result = yield* check.pipe(Effect.timeout(timeout), Effect.result)
-    const latency_ms = Math.round((performance.now() - started) * 10) / 10
-    return result._tag === "Success"
-      ? { status: "up", backend, target, latency_ms } satisfies StoreHealth
-      : { status: "down", backend, target, latency_ms, error: describe(result.failure) } satisfies StoreHealth
-  })
+const probe = Effect.fn("Health.probe")(function*<E>(backend: string, target: string, check: Effect.Effect<unknown, E>) {
+  const started = performance.now()
+  const result = yield* check.pipe(Effect.timeout(timeout), Effect.result)
+  const latency_ms = Math.round((performance.now() - started) * 10) / 10
+  return result._tag === "Success"
+    ? { status: "up", backend, target, latency_ms } satisfies StoreHealth
+    : { status: "down", backend, target, latency_ms, error: describe(result.failure) } satisfies StoreHealth
+})
 
 const describe = (error: unknown): string => {
   const cause = (error as { cause?: unknown })?.cause

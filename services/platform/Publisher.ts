@@ -203,19 +203,18 @@ export class Publisher extends Context.Service<Publisher, {
       /** Steps already applied of changes not yet shifted (a change after a failed one may be complete). */
       const progress = new WeakMap<PendingChange, number>()
       const subjectOf = (change: PendingChange) => (change.kind === "source" ? `s:${change.key}` : `m:${change.check.id}`)
-      const apply = (change: PendingChange) =>
-        Effect.gen(function*() {
-          const steps = stepsOf(change)
-          for (let done = progress.get(change) ?? 0; done < steps.length; done++) {
-            const step = yield* steps[done]!.pipe(Effect.exit)
-            if (step._tag === "Failure") {
-              progress.set(change, done)
-              return step.cause
-            }
+      const apply = Effect.fnUntraced(function*(change: PendingChange) {
+        const steps = stepsOf(change)
+        for (let done = progress.get(change) ?? 0; done < steps.length; done++) {
+          const step = yield* steps[done]!.pipe(Effect.exit)
+          if (step._tag === "Failure") {
+            progress.set(change, done)
+            return step.cause
           }
-          progress.set(change, steps.length)
-          return undefined
-        })
+        }
+        progress.set(change, steps.length)
+        return undefined
+      })
       let attempt = 0
       let heldSince = 0
       let lastReport = 0
@@ -229,24 +228,23 @@ export class Publisher extends Context.Service<Publisher, {
         failingSince = null
         attempt = 0
       })
-      const refused = (cause: Cause.Cause<unknown>) =>
-        Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          if (failingSince === null) {
-            failingSince = now
-            heldSince = now
-            lastReport = now
-            yield* Effect.logWarning("bus unavailable: holding changes until it returns", cause)
-          } else if (now - lastReport >= 30_000) {
-            lastReport = now
-            const size = queue.size()
-            yield* Effect.logWarning("bus still unavailable", Cause.squash(cause)).pipe(
-              Effect.annotateLogs({ down_ms: now - heldSince, waiting: size.memory + size.spilled })
-            )
-          }
-          attempt += 1
-          yield* Effect.sleep(Math.min(100 * 2 ** Math.min(attempt - 1, 10), options.retryMaxMs))
-        })
+      const refused = Effect.fnUntraced(function*(cause: Cause.Cause<unknown>) {
+        const now = yield* Clock.currentTimeMillis
+        if (failingSince === null) {
+          failingSince = now
+          heldSince = now
+          lastReport = now
+          yield* Effect.logWarning("bus unavailable: holding changes until it returns", cause)
+        } else if (now - lastReport >= 30_000) {
+          lastReport = now
+          const size = queue.size()
+          yield* Effect.logWarning("bus still unavailable", Cause.squash(cause)).pipe(
+            Effect.annotateLogs({ down_ms: now - heldSince, waiting: size.memory + size.spilled })
+          )
+        }
+        attempt += 1
+        yield* Effect.sleep(Math.min(100 * 2 ** Math.min(attempt - 1, 10), options.retryMaxMs))
+      })
       const drainOnce = Effect.gen(function*() {
         const oldest = yield* queue.peek(drainBatch)
         if (oldest.length === 0) {
