@@ -24,7 +24,7 @@ export class MonitorNotFound extends Schema.TaggedError<MonitorNotFound>()("Moni
 export interface CreatedMonitor {
   readonly id: string
   readonly settings: MonitorSettings
-  /** The spec's recommendations the settings do not follow: accepted, shown to the user. */
+  /** The recommended ranges (monitors/Validate.ts) the settings do not follow: accepted, shown to the user. */
   readonly warnings: ReadonlyArray<FieldIssue>
 }
 
