@@ -70,46 +70,45 @@ const pool = (guard: GuardPolicy | undefined) =>
     (agent) => Effect.promise(() => agent.destroy().catch(() => undefined))
   ).pipe(Effect.map((agent) => agent.compose(interceptors.redirect({ maxRedirections }))))
 
-const make = (options: FetcherOptions = {}): Effect.Effect<Fetcher["Service"], never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const maxBodyBytes = options.maxBodyBytes ?? maxDocumentBytes
-    const trusted = yield* pool(undefined)
-    const guarded = yield* pool({ rule: sourcesRule, ...(options.guard ?? { allowPrivate: false }) })
+const make = Effect.fn("Fetcher.make")(function*(options: FetcherOptions = {}): Effect.fn.Return<Fetcher["Service"], never, Scope.Scope> {
+  const maxBodyBytes = options.maxBodyBytes ?? maxDocumentBytes
+  const trusted = yield* pool(undefined)
+  const guarded = yield* pool({ rule: sourcesRule, ...(options.guard ?? { allowPrivate: false }) })
 
-    return Fetcher.of({
-      get: (url, getOptions = {}) => {
-        const timeoutMs = getOptions.timeoutMs ?? defaultTimeoutMs
-        return Effect.tryPromise({
-          try: async (interrupted) => {
-            const signal = AbortSignal.any([interrupted, AbortSignal.timeout(timeoutMs)])
-            try {
-              const target = new URL(url)
-              if (target.protocol !== "http:" && target.protocol !== "https:") throw new Error(`unsupported protocol ${target.protocol}`)
-              const response = await (getOptions.trusted === true ? trusted : guarded).request({
-                origin: target.origin,
-                path: target.pathname + target.search,
-                method: "GET",
-                signal,
-                headers: { "user-agent": userAgent, accept: acceptDocuments, "accept-encoding": acceptEncoding, ...getOptions.headers }
-              })
-              // The body is read while streaming and cut past the cap: a huge answer costs at most the cap.
-              if (Number(header(response.headers["content-length"]) ?? 0) > maxBodyBytes) {
-                response.body.destroy()
-                throw bodyTooLarge()
-              }
-              const raw = await readBody(response.body, maxBodyBytes)
-              const body = await decodeBody(header(response.headers["content-encoding"]) ?? "", raw, maxBodyBytes)
-              return { url, status: response.statusCode, contentType: header(response.headers["content-type"]) ?? "", body }
-            } catch (error) {
-              const message = describe(error, timeoutMs, signal)
-              throw new FetchError({ url, message, ...(isPrivateAddressRefusal(error) ? { refused: true } : {}) })
+  return Fetcher.of({
+    get: (url, getOptions = {}) => {
+      const timeoutMs = getOptions.timeoutMs ?? defaultTimeoutMs
+      return Effect.tryPromise({
+        try: async (interrupted) => {
+          const signal = AbortSignal.any([interrupted, AbortSignal.timeout(timeoutMs)])
+          try {
+            const target = new URL(url)
+            if (target.protocol !== "http:" && target.protocol !== "https:") throw new Error(`unsupported protocol ${target.protocol}`)
+            const response = await (getOptions.trusted === true ? trusted : guarded).request({
+              origin: target.origin,
+              path: target.pathname + target.search,
+              method: "GET",
+              signal,
+              headers: { "user-agent": userAgent, accept: acceptDocuments, "accept-encoding": acceptEncoding, ...getOptions.headers }
+            })
+            // The body is read while streaming and cut past the cap: a huge answer costs at most the cap.
+            if (Number(header(response.headers["content-length"]) ?? 0) > maxBodyBytes) {
+              response.body.destroy()
+              throw bodyTooLarge()
             }
-          },
-          catch: (error) => error instanceof FetchError ? error : new FetchError({ url, message: String(error) })
-        })
-      }
-    })
+            const raw = await readBody(response.body, maxBodyBytes)
+            const body = await decodeBody(header(response.headers["content-encoding"]) ?? "", raw, maxBodyBytes)
+            return { url, status: response.statusCode, contentType: header(response.headers["content-type"]) ?? "", body }
+          } catch (error) {
+            const message = describe(error, timeoutMs, signal)
+            throw new FetchError({ url, message, ...(isPrivateAddressRefusal(error) ? { refused: true } : {}) })
+          }
+        },
+        catch: (error) => error instanceof FetchError ? error : new FetchError({ url, message: String(error) })
+      })
+    }
   })
+})
 
 /**
  * One-off HTTP GETs for detection and `statusgrid probe`, on the outbound

@@ -44,27 +44,26 @@ export class RateLimiter extends Context.Service<RateLimiter, {
       }
 
       return RateLimiter.of({
-        take: (subject) =>
-          Effect.gen(function*() {
-            const now = yield* Clock.currentTimeMillis
-            const window = Math.floor(now / windowMs)
-            const decide = (count: number) => ({
-              allowed: count <= perMinute,
-              retryAfterS: Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000))
-            })
-            if (now < localUntil) return decide(countLocally(subject, window))
-            const counted = yield* bus.incr(`sg:ratelimit:${subject}:${window}`, windowMs + 1_000).pipe(
-              Effect.timeout(busTimeoutMs),
-              Effect.result
-            )
-            if (counted._tag === "Success") {
-              if (local.size > 0) local = new Map()
-              return decide(counted.success)
-            }
-            localUntil = now + localForMs
-            yield* Effect.logWarning("rate limiter: bus unavailable, counting in this process", counted.failure)
-            return decide(countLocally(subject, window))
+        take: Effect.fnUntraced(function*(subject: string) {
+          const now = yield* Clock.currentTimeMillis
+          const window = Math.floor(now / windowMs)
+          const decide = (count: number) => ({
+            allowed: count <= perMinute,
+            retryAfterS: Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000))
           })
+          if (now < localUntil) return decide(countLocally(subject, window))
+          const counted = yield* bus.incr(`sg:ratelimit:${subject}:${window}`, windowMs + 1_000).pipe(
+            Effect.timeout(busTimeoutMs),
+            Effect.result
+          )
+          if (counted._tag === "Success") {
+            if (local.size > 0) local = new Map()
+            return decide(counted.success)
+          }
+          localUntil = now + localForMs
+          yield* Effect.logWarning("rate limiter: bus unavailable, counting in this process", counted.failure)
+          return decide(countLocally(subject, window))
+        })
       })
     })
   )

@@ -42,29 +42,28 @@ export const nulPath = (value: unknown, path: ReadonlyArray<string> = []): strin
  * at all is left to the endpoint's decoding (a 400). The body is read once:
  * the request caches it for the decoder.
  */
-export const checkBody = (endpoint: HttpApiEndpoint.Top) =>
-  Effect.gen(function*() {
-    if (endpoint.payload.size === 0) return
-    const request = yield* HttpServerRequest.HttpServerRequest
-    if (!HttpMethod.hasBody(request.method)) return
-    const type = mediaTypeOf(request.headers["content-type"])
-    if (!endpoint.payload.has(type)) {
-      return yield* new UnsupportedMediaType({
-        field: "content-type",
-        message: `the body must be sent with Content-Type: ${[...endpoint.payload.keys()].join(" or ")}, not ${type === "" ? "an empty one" : type}`
-      })
-    }
-    if (type !== "application/json") return
-    // A body over the size limit fails here as it would in the decoder (a defect the API answers with 413).
-    const text = yield* Effect.orDie(request.text)
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      return
-    }
-    const field = nulPath(parsed)
-    if (field !== undefined) {
-      return yield* new InvalidParameter({ field, message: `${field} must not contain NUL characters` })
-    }
-  })
+export const checkBody = Effect.fn("RequestBody.checkBody")(function*(endpoint: HttpApiEndpoint.Top) {
+  if (endpoint.payload.size === 0) return
+  const request = yield* HttpServerRequest.HttpServerRequest
+  if (!HttpMethod.hasBody(request.method)) return
+  const type = mediaTypeOf(request.headers["content-type"])
+  if (!endpoint.payload.has(type)) {
+    return yield* new UnsupportedMediaType({
+      field: "content-type",
+      message: `the body must be sent with Content-Type: ${[...endpoint.payload.keys()].join(" or ")}, not ${type === "" ? "an empty one" : type}`
+    })
+  }
+  if (type !== "application/json") return
+  // A body over the size limit fails here as it would in the decoder (a defect the API answers with 413).
+  const text = yield* Effect.orDie(request.text)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return
+  }
+  const field = nulPath(parsed)
+  if (field !== undefined) {
+    return yield* new InvalidParameter({ field, message: `${field} must not contain NUL characters` })
+  }
+})

@@ -1,3 +1,4 @@
+import type { ProviderId } from "../adapters/registry.ts"
 import type { CategoryId, CheckClass } from "../domain/Source.ts"
 import { prng } from "../platform/Prng.ts"
 
@@ -14,7 +15,7 @@ export const gcpRegions = ["us-central1", "us-east1", "europe-west1", "europe-we
 export interface SyntheticSpec {
   readonly key: string
   readonly name: string
-  readonly provider: string
+  readonly provider: ProviderId
   readonly categories: ReadonlyArray<CategoryId>
   readonly check_class: CheckClass
   readonly components: number
@@ -22,23 +23,28 @@ export interface SyntheticSpec {
   readonly regions: ReadonlyArray<string>
 }
 
-/** Share of each format among synthetic sources, roughly as seen across real status pages. */
-const providerMix: ReadonlyArray<readonly [string, number]> = [
-  ["statuspage_io", 40],
-  ["incident_io", 10],
-  ["instatus", 8],
-  ["betterstack", 8],
-  ["cachet_v2", 3],
-  ["cachet_v3", 3],
-  ["rss", 8],
-  ["health_check", 8],
-  ["social", 2],
-  ["slack", 2],
-  ["github", 2],
-  ["gcp", 2],
-  ["aws", 2],
-  ["azure", 2]
-]
+/**
+ * Share of each format among synthetic sources, roughly as seen across real
+ * status pages; one weight per provider of the adapter registry, so a new
+ * provider fails to compile until it has one (0 keeps it out of the mix).
+ */
+const providerWeights = {
+  statuspage_io: 40,
+  incident_io: 10,
+  instatus: 8,
+  betterstack: 8,
+  cachet_v2: 3,
+  cachet_v3: 3,
+  rss: 8,
+  health_check: 8,
+  social: 2,
+  slack: 2,
+  github: 2,
+  gcp: 2,
+  aws: 2,
+  azure: 2
+} as const satisfies Record<ProviderId, number>
+const providerMix = Object.entries(providerWeights) as ReadonlyArray<readonly [ProviderId, number]>
 const totalWeight = providerMix.reduce((sum, [, w]) => sum + w, 0)
 
 const classMix: ReadonlyArray<readonly [CheckClass, number]> = [["critical", 10], ["high", 20], ["standard", 50], ["low", 20]]

@@ -130,11 +130,10 @@ export const printedOutcome = (url: string, outcome: CheckOutcome, warnings: Rea
   warnings
 })
 
-const exitWith = (code: number, lines: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    for (const line of lines) yield* Console.error(line)
-    return yield* new ProbeExit({ code, message: lines[0] ?? "" })
-  })
+const exitWith = Effect.fn("probe.exitWith")(function*(code: number, lines: ReadonlyArray<string>) {
+  for (const line of lines) yield* Console.error(line)
+  return yield* new ProbeExit({ code, message: lines[0] ?? "" })
+})
 
 /**
  * One website-monitor check of `flags.url`, as the poller would run it, on a

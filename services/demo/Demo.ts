@@ -1,4 +1,4 @@
-import { Config, Effect, Option, Schedule } from "effect"
+import { Clock, Config, Effect, Option, Schedule } from "effect"
 import * as Catalog from "../catalog/Catalog.ts"
 import { syntheticSpecs } from "../catalog/Synthetic.ts"
 import { makeDemoWorld } from "./DemoWorld.ts"
@@ -34,7 +34,8 @@ export const start = Effect.fn("Demo.start")(function*() {
   const critical = specs.filter((s) => s.check_class === "critical")
   const high = specs.filter((s) => s.check_class === "high")
   const moving = critical.length > 0 ? critical : high.length > 0 ? high : specs
-  const seed = Option.getOrElse(config.seed, () => Date.now() % 2 ** 31)
+  const now = yield* Clock.currentTimeMillis
+  const seed = Option.getOrElse(config.seed, () => now % 2 ** 31)
   const world = makeDemoWorld({ simulatorUrl: simulator.url, keys: moving.map((s) => s.key), seed })
   yield* world.step().pipe(
     Effect.tap((report) => Effect.logDebug("demo world tick").pipe(Effect.annotateLogs({ ...report }))),

@@ -44,7 +44,7 @@ export const monitorDefaults = {
   paused: boolean
 }
 
-/** Hard limits of the settings (the table's CHECK constraints and the spec). */
+/** Hard limits of the settings (the table's CHECK constraints). */
 export const monitorLimits = {
   nameLength: 200,
   urlLength: 2048,

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-/** Roles of a member or an API key (spec: Authentication, 5). */
+/** Roles of a member or an API key. */
 export const Role = Schema.Literals(["admin", "member", "viewer"])
 export type Role = typeof Role.Type
 

@@ -2,9 +2,8 @@ import { Schema } from "effect"
 import type { Role } from "./Organization.ts"
 
 /**
- * What a member or API key may do, by role: the spec's table (Authentication,
- * 5), extended to the records the spec does not list, in one place for the
- * API and the portal. The extension (decision 0007):
+ * What a member or API key may do, by role, for every record, in one place
+ * for the API and the portal (decision 0007):
  * - everything an organization can see, every role may view (`view`);
  * - records that make up dashboards (stacks and their items, monitors, custom
  *   sources, maintenance windows) follow "Create stacks" (`content.write`)

@@ -3,7 +3,7 @@ import { decodeFields, type FieldIssue, TemplateText } from "./Channel.ts"
 import { Text } from "./Text.ts"
 
 /**
- * Notification rules (spec: Notification rule): which events, in which
+ * Notification rules: which events, in which
  * scope, at which levels and hours, go to which channels. This is what is
  * stored and validated; the notifier (issue #7) applies it.
  */
@@ -28,8 +28,8 @@ export const AlertLevel = Schema.Literals(["critical", "degraded", "info"])
 export type AlertLevel = typeof AlertLevel.Type
 
 /**
- * The spec names the levels twice: Critical, Degraded, Info (notification
- * guide) and Alert, Warning, Info (dashboard guide). Both are accepted, in
+ * Levels have two sets of names: Critical, Degraded, Info (notifications)
+ * and Alert, Warning, Info (dashboard). Both are accepted, in
  * any case, and stored as the first: Alert = critical, Warning = degraded.
  */
 export const alertLevelAliases: Readonly<Record<string, AlertLevel>> = {

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { SourceStatus } from "./Status.ts"
 import { slugOf } from "./Text.ts"
 
-/** Check classes and their poll intervals (spec: What the service does, 4). */
+/** Check classes and their poll intervals. */
 export const CheckClass = Schema.Literals(["critical", "high", "standard", "low"])
 export type CheckClass = typeof CheckClass.Type
 
@@ -13,7 +13,7 @@ export const checkClassIntervalSeconds: Record<CheckClass, number> = {
   low: 900
 }
 
-/** The spec's six categories; the id is the API's `category` value. */
+/** The six categories; the id is the API's `category` value. */
 export const CategoryId = Schema.Literals(["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"])
 export type CategoryId = typeof CategoryId.Type
 

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-/** A source's overall status (spec: States and transitions). */
+/** A source's overall status. */
 export const SourceStatus = Schema.Literals(["operational", "degraded", "down", "maintenance"])
 export type SourceStatus = typeof SourceStatus.Type
 

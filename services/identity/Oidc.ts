@@ -1,4 +1,4 @@
-import { Config, Context, Effect, Layer, Redacted, Schema } from "effect"
+import { Clock, Config, Context, Effect, Layer, Redacted, Schema } from "effect"
 import { createHash, createPublicKey, type KeyObject, randomBytes, verify as verifySignature } from "node:crypto"
 import { NotFound, type Unprocessable } from "../domain/api/Errors.ts"
 import { type ProviderIdentity, type User, Users } from "./Users.ts"
@@ -108,24 +108,23 @@ const allowedUrl = (raw: string) => {
     (url.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname))
 }
 
-const fetchJson = <S extends Schema.Top & { readonly DecodingServices: never }>(
+const fetchJson = Effect.fn("Oidc.fetchJson")(function*<S extends Schema.Top & { readonly DecodingServices: never }>(
   what: string,
   url: string,
   schema: S,
   init?: RequestInit
-): Effect.Effect<S["Type"], OidcSignInFailed> =>
-  Effect.gen(function*() {
-    if (!allowedUrl(url)) return yield* failed(`the ${what} URL ${url} is not HTTPS`)
-    const response = yield* Effect.tryPromise({
-      try: (signal) => fetch(url, { ...init, redirect: "error", signal: AbortSignal.any([signal, AbortSignal.timeout(requestTimeoutMs)]) }),
-      catch: (cause) => failed(`the ${what} at ${url} could not be reached: ${String(cause)}`)
-    })
-    const text = yield* Effect.tryPromise({ try: () => response.text(), catch: () => failed(`the ${what} at ${url} broke off`) })
-    if (!response.ok) return yield* failed(`the ${what} at ${url} answered ${response.status}: ${text.slice(0, 300)}`)
-    return yield* Schema.decodeUnknownEffect(Schema.fromJsonString(schema))(text).pipe(
-      Effect.mapError((error) => failed(`the ${what} at ${url} is not what OpenID Connect specifies: ${error.message}`))
-    )
+): Effect.fn.Return<S["Type"], OidcSignInFailed> {
+  if (!allowedUrl(url)) return yield* failed(`the ${what} URL ${url} is not HTTPS`)
+  const response = yield* Effect.tryPromise({
+    try: (signal) => fetch(url, { ...init, redirect: "error", signal: AbortSignal.any([signal, AbortSignal.timeout(requestTimeoutMs)]) }),
+    catch: (cause) => failed(`the ${what} at ${url} could not be reached: ${String(cause)}`)
   })
+  const text = yield* Effect.tryPromise({ try: () => response.text(), catch: () => failed(`the ${what} at ${url} broke off`) })
+  if (!response.ok) return yield* failed(`the ${what} at ${url} answered ${response.status}: ${text.slice(0, 300)}`)
+  return yield* Schema.decodeUnknownEffect(Schema.fromJsonString(schema))(text).pipe(
+    Effect.mapError((error) => failed(`the ${what} at ${url} is not what OpenID Connect specifies: ${error.message}`))
+  )
+})
 
 const decodeSegment = <S extends Schema.Top & { readonly DecodingServices: never }>(what: string, segment: string, schema: S) =>
   Schema.decodeUnknownEffect(Schema.fromJsonString(schema))(Buffer.from(segment, "base64url").toString("utf8")).pipe(
@@ -199,7 +198,8 @@ const make = Effect.fnUntraced(function*(configured: ReadonlyArray<OidcProviderC
 
   const discover = Effect.fnUntraced(function*(provider: Provider) {
     const cached = discoveries.get(provider.id)
-    if (cached !== undefined && cached.until > Date.now()) return cached.document
+    const now = yield* Clock.currentTimeMillis
+    if (cached !== undefined && cached.until > now) return cached.document
     const document = yield* fetchJson("discovery document", `${provider.issuer}/.well-known/openid-configuration`, Discovery)
     // OpenID Connect Discovery 4.3: the document's issuer is the configured one. Microsoft's multi-tenant
     // endpoints answer with the `{tenantid}` template instead, checked against each token's `tid`.
@@ -207,20 +207,21 @@ const make = Effect.fnUntraced(function*(configured: ReadonlyArray<OidcProviderC
     if (provider.kind !== "microsoft" && issuer !== provider.issuer) {
       return yield* failed(`the discovery document of ${provider.id} names the issuer ${document.issuer}, not ${provider.issuer}`)
     }
-    discoveries.set(provider.id, { document, until: Date.now() + metadataTtlMs })
+    discoveries.set(provider.id, { document, until: (yield* Clock.currentTimeMillis) + metadataTtlMs })
     return document
   })
 
   const keysOf = Effect.fnUntraced(function*(provider: Provider, discovery: Discovery, refresh: boolean) {
     const cached = keySets.get(provider.id)
-    if (!refresh && cached !== undefined && cached.until > Date.now()) return cached.keys
+    const now = yield* Clock.currentTimeMillis
+    if (!refresh && cached !== undefined && cached.until > now) return cached.keys
     const jwks = yield* fetchJson("key set", discovery.jwks_uri, Jwks)
     const keys = new Map<string | undefined, KeyObject>()
     for (const jwk of jwks.keys) {
       if (jwk.kty !== "RSA" || (jwk.use !== undefined && jwk.use !== "sig") || jwk.n === undefined || jwk.e === undefined) continue
       keys.set(jwk.kid, createPublicKey({ key: { kty: "RSA", n: jwk.n, e: jwk.e }, format: "jwk" }))
     }
-    keySets.set(provider.id, { keys, until: Date.now() + metadataTtlMs })
+    keySets.set(provider.id, { keys, until: (yield* Clock.currentTimeMillis) + metadataTtlMs })
     return keys
   })
 
@@ -246,7 +247,7 @@ const make = Effect.fnUntraced(function*(configured: ReadonlyArray<OidcProviderC
     const audiences = typeof claims.aud === "string" ? [claims.aud] : claims.aud
     if (!audiences.includes(provider.clientId)) return yield* failed("the ID token is for another client")
     if (audiences.length > 1 && claims.azp !== provider.clientId) return yield* failed("the ID token was issued to another party")
-    const now = Date.now() / 1000
+    const now = (yield* Clock.currentTimeMillis) / 1000
     if (claims.exp <= now - skewSeconds) return yield* failed("the ID token has expired")
     if (claims.iat !== undefined && claims.iat > now + skewSeconds) return yield* failed("the ID token is issued in the future")
     if (claims.nonce !== nonce) return yield* failed("the ID token belongs to another sign-in (nonce mismatch)")

@@ -66,21 +66,19 @@ export const decode = (encoded: string): Decoded | undefined => {
 }
 
 /** Hashes a password with a new random salt and the current parameters. */
-export const hash = (password: string, params: ScryptParams = currentParams): Effect.Effect<string> =>
-  Effect.gen(function*() {
-    const salt = randomBytes(params.saltLength)
-    const key = yield* derive(password, salt, params)
-    return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString("base64")}$${key.toString("base64")}`
-  })
+export const hash = Effect.fn("Passwords.hash")(function*(password: string, params: ScryptParams = currentParams): Effect.fn.Return<string> {
+  const salt = randomBytes(params.saltLength)
+  const key = yield* derive(password, salt, params)
+  return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString("base64")}$${key.toString("base64")}`
+})
 
 /** Whether `password` is the one `encoded` was made from; false for anything that is not a well-formed hash. */
-export const verify = (password: string, encoded: string): Effect.Effect<boolean> =>
-  Effect.gen(function*() {
-    const stored = decode(encoded)
-    if (stored === undefined) return false
-    const key = yield* derive(password, stored.salt, stored)
-    return timingSafeEqual(key, stored.hash)
-  })
+export const verify = Effect.fn("Passwords.verify")(function*(password: string, encoded: string): Effect.fn.Return<boolean> {
+  const stored = decode(encoded)
+  if (stored === undefined) return false
+  const key = yield* derive(password, stored.salt, stored)
+  return timingSafeEqual(key, stored.hash)
+})
 
 /** True when the stored hash was made with other parameters than `params` (rehash it after the next successful sign-in). */
 export const needsRehash = (encoded: string, params: ScryptParams = currentParams): boolean => {

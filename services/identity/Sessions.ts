@@ -5,7 +5,7 @@ import { NotFound } from "../domain/api/Errors.ts"
 import { rowsOf } from "../platform/Rows.ts"
 
 /**
- * 419 (spec: Errors, 1): the session is unknown, signed out, idle too long or
+ * 419: the session is unknown, signed out, idle too long or
  * past its absolute end. Same body shape as every API error. Kept here until
  * the portal's errors have a home beside services/domain/api/Errors.ts.
  */
@@ -15,7 +15,7 @@ export class SessionExpired extends Schema.Error<SessionExpired>("SessionExpired
   message: Schema.String
 }, { httpApiStatus: 419, identifier: "SessionExpired" }) {}
 
-/** 419 (spec: Errors, 1): a state-changing request without the session's CSRF token. */
+/** 419: a state-changing request without the session's CSRF token. */
 export class CsrfMismatch extends Schema.Error<CsrfMismatch>("CsrfMismatch")({
   _tag: Schema.tagDefaultOmit("CsrfMismatch"),
   code: Schema.tag("csrf_mismatch"),

@@ -5,7 +5,7 @@ import type { MonitorSettings } from "./Validate.ts"
 
 /**
  * The settings columns of a `monitors` row: the one row Schema the API
- * (services/monitors/Monitors.ts) and the shards (services/poller/MonitorStore.ts)
+ * (services/orgs/Monitors.ts) and the shards (services/poller/MonitorStore.ts)
  * extend with the columns they read; headers (jsonb) and the expiry days (int[])
  * are decoded once, here.
  */

@@ -53,11 +53,11 @@ export interface MonitorSettings {
 
 export interface ValidatedMonitor {
   readonly settings: MonitorSettings
-  /** The spec's recommendations the settings do not follow; accepted, shown to the user. */
+  /** The recommended ranges below that the settings do not follow; accepted, shown to the user. */
   readonly warnings: ReadonlyArray<FieldIssue>
 }
 
-/** Recommended ranges (spec): checks every 1-5 minutes, alert after 3-5 consecutive failures. */
+/** Recommended ranges: checks every 1-5 minutes, alert after 3-5 consecutive failures. */
 export const recommended = {
   interval: { minimum: 60, maximum: 300 },
   intervalFloor: 30,

@@ -54,7 +54,7 @@ export interface NewAlert {
  * writes nothing. They send the alert's payload and message, or `message`
  * when given (an escalation step's). Returns how many were written.
  */
-const insertDeliveries = (
+const insertDeliveries = Effect.fn("AlertStore.insertDeliveries")(function*(
   alert: {
     readonly id: string
     readonly organization_id: string
@@ -66,19 +66,18 @@ const insertDeliveries = (
   key: string,
   channelIds: ReadonlyArray<string>,
   message?: Message
-) =>
-  Effect.gen(function*() {
-    if (channelIds.length === 0) return 0
-    const sql = yield* SqlClient
-    const rows = yield* sql`
+) {
+  if (channelIds.length === 0) return 0
+  const sql = yield* SqlClient
+  const rows = yield* sql`
       INSERT INTO deliveries (organization_id, rule_id, channel_id, event_id, event_type, idempotency_key, order_key, payload, message, alert_id)
       SELECT ${alert.organization_id}::uuid, ${alert.rule_id}::uuid, c.id, ${alert.event_id}, ${alert.trigger},
         ${key} || ':' || c.id, ${alert.subject}, NULL, ${message === undefined ? null : JSON.stringify(message)}::jsonb, ${alert.id}::uuid
       FROM channels c WHERE c.id IN ${sql.in(channelIds)} AND c.organization_id = ${alert.organization_id}::uuid
       ON CONFLICT (idempotency_key) DO NOTHING
       RETURNING id`.pipe(Effect.flatMap(deliveriesIdRows))
-    return rows.length
-  })
+  return rows.length
+})
 
 /** An alert ready to be written: its id, short code and final words decided. */
 export interface PreparedAlert {
@@ -128,11 +127,10 @@ export const prepareAlert = (alert: NewAlert, context: LinkContext): PreparedAle
  * one event send once; a key already used writes nothing). Deliveries send
  * their alert's payload and message. Returns the deliveries written.
  */
-export const writeAlerts = (alerts: ReadonlyArray<PreparedAlert>) =>
-  Effect.gen(function*() {
-    if (alerts.length === 0) return 0
-    const sql = yield* SqlClient
-    yield* sql`
+export const writeAlerts = Effect.fn("AlertStore.writeAlerts")(function*(alerts: ReadonlyArray<PreparedAlert>) {
+  if (alerts.length === 0) return 0
+  const sql = yield* SqlClient
+  yield* sql`
       INSERT INTO alerts (id, organization_id, rule_id, trigger, subject, level, payload, message, short_code,
         next_escalation_at, acknowledged_at, acknowledged_by)
       SELECT id, organization_id, rule_id, trigger, subject, level, payload, message, short_code,
@@ -142,25 +140,25 @@ export const writeAlerts = (alerts: ReadonlyArray<PreparedAlert>) =>
       FROM jsonb_to_recordset(${JSON.stringify(alerts.map(({ channel_ids: _, ...a }) => a))}::jsonb)
         AS t(id uuid, organization_id uuid, rule_id uuid, trigger text, subject text, level text, payload jsonb, message jsonb,
           short_code text, first_delay int, recovered boolean)`
-    const seen = new Set<string>()
-    const deliveries = alerts.flatMap((a) =>
-      a.channel_ids.flatMap((channel_id) => {
-        const key = `${a.key}:${channel_id}`
-        if (seen.has(key)) return []
-        seen.add(key)
-        return [{
-          alert_id: a.id,
-          organization_id: a.organization_id,
-          rule_id: a.rule_id,
-          channel_id,
-          event_id: a.event_id,
-          event_type: a.trigger,
-          key,
-          order_key: a.subject
-        }]
-      })).map((d, ord) => ({ ...d, ord }))
-    if (deliveries.length === 0) return 0
-    const rows = yield* sql`
+  const seen = new Set<string>()
+  const deliveries = alerts.flatMap((a) =>
+    a.channel_ids.flatMap((channel_id) => {
+      const key = `${a.key}:${channel_id}`
+      if (seen.has(key)) return []
+      seen.add(key)
+      return [{
+        alert_id: a.id,
+        organization_id: a.organization_id,
+        rule_id: a.rule_id,
+        channel_id,
+        event_id: a.event_id,
+        event_type: a.trigger,
+        key,
+        order_key: a.subject
+      }]
+    })).map((d, ord) => ({ ...d, ord }))
+  if (deliveries.length === 0) return 0
+  const rows = yield* sql`
       INSERT INTO deliveries (organization_id, rule_id, channel_id, event_id, event_type, idempotency_key, order_key, alert_id)
       SELECT t.organization_id, t.rule_id, c.id, t.event_id, t.event_type, t.key, t.order_key, t.alert_id
       FROM jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb)
@@ -169,37 +167,35 @@ export const writeAlerts = (alerts: ReadonlyArray<PreparedAlert>) =>
       ORDER BY t.ord
       ON CONFLICT (idempotency_key) DO NOTHING
       RETURNING id`.pipe(Effect.flatMap(deliveriesIdRows))
-    return rows.length
-  })
+  return rows.length
+})
 
 /** Adds an alert to its rule's open window for the stack, opening one that closes in `windowS` seconds. */
-export const addToGroup = (
+export const addToGroup = Effect.fn("AlertStore.addToGroup")(function*(
   group: { readonly organization_id: string; readonly rule_id: string; readonly stack_id: string; readonly window_s: number },
   item: GroupItem
-) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    yield* sql`
+) {
+  const sql = yield* SqlClient
+  yield* sql`
       INSERT INTO alert_groups (organization_id, rule_id, stack_id, flush_at, items)
       VALUES (${group.organization_id}::uuid, ${group.rule_id}::uuid, ${group.stack_id}::uuid,
         now() + make_interval(secs => ${group.window_s}), jsonb_build_array(${JSON.stringify(item)}::jsonb))
       ON CONFLICT (rule_id, stack_id) WHERE flushed_at IS NULL
       DO UPDATE SET items = alert_groups.items || EXCLUDED.items`
-  })
+})
 
 /** The channels a rule sends to now: enabled, of a type the plan allows, SMS within the month's allowance. */
-export const allowedChannels = (ruleId: string, among?: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    const rows = yield* sql`
+export const allowedChannels = Effect.fn("AlertStore.allowedChannels")(function*(ruleId: string, among?: ReadonlyArray<string>) {
+  const sql = yield* SqlClient
+  const rows = yield* sql`
       SELECT c.id FROM channels c
       JOIN organizations o ON o.id = c.organization_id JOIN plans p ON p.id = o.plan_id
       WHERE ${among === undefined ? sql`c.id IN (SELECT channel_id FROM rule_channels WHERE rule_id = ${ruleId}::uuid)` : among.length === 0 ? sql`false` : sql`c.id IN ${sql.in(among)}`}
         AND c.organization_id = (SELECT organization_id FROM notification_rules WHERE id = ${ruleId}::uuid)
         AND ${channelUsable(sql)}
       ORDER BY c.id`.pipe(Effect.flatMap(channelsIdRows))
-    return rows.map((r) => r.id)
-  })
+  return rows.map((r) => r.id)
+})
 
 /**
  * The SQL condition (on `c`, the channel, and `p`, its organization's plan)
@@ -229,11 +225,10 @@ const decodeDueGroups = rowsOf("alert_groups", Schema.Struct({
  * was, several as one combined message), to the rule's channels at that
  * time. Returns how many windows closed.
  */
-export const flushDueGroups = (context: LinkContext, limit = 50) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    return yield* sql.withTransaction(Effect.gen(function*() {
-      const due = yield* sql`
+export const flushDueGroups = Effect.fn("AlertStore.flushDueGroups")(function*(context: LinkContext, limit = 50) {
+  const sql = yield* SqlClient
+  return yield* sql.withTransaction(Effect.gen(function*() {
+    const due = yield* sql`
         SELECT g.id, g.organization_id, o.slug AS organization_slug, g.rule_id, g.stack_id, st.name AS stack_name, st.slug AS stack_slug,
           g.items, r.escalation
         FROM alert_groups g JOIN notification_rules r ON r.id = g.rule_id JOIN stacks st ON st.id = g.stack_id
@@ -241,31 +236,31 @@ export const flushDueGroups = (context: LinkContext, limit = 50) =>
         WHERE g.flushed_at IS NULL AND g.flush_at <= now()
         ORDER BY g.flush_at LIMIT ${limit}
         FOR UPDATE OF g SKIP LOCKED`.pipe(Effect.flatMap(decodeDueGroups))
-      for (const group of due) {
-        const items = group.items
-        const channelIds = yield* allowedChannels(group.rule_id)
-        const escalation = group.escalation
-        const lone = items.length === 1 ? items[0]! : undefined
-        const message = lone?.message ??
-          groupMessage(items, { name: group.stack_name }, links(context.publicUrl, group.organization_slug).stack(group.stack_slug))
-        yield* writeAlerts([prepareAlert({
-          organization_id: group.organization_id,
-          rule_id: group.rule_id,
-          trigger: lone?.trigger ?? "group",
-          subject: lone?.subject ?? `stack:${group.stack_id}`,
-          level: message.level,
-          payload: message.payload,
-          message,
-          event_id: lone?.event_id ?? null,
-          key: lone === undefined ? `group:${group.id}` : lone.event_id,
-          channel_ids: channelIds,
-          escalation
-        }, context)])
-        yield* sql`UPDATE alert_groups SET flushed_at = now() WHERE id = ${group.id}::uuid`
-      }
-      return due.length
-    }))
-  })
+    for (const group of due) {
+      const items = group.items
+      const channelIds = yield* allowedChannels(group.rule_id)
+      const escalation = group.escalation
+      const lone = items.length === 1 ? items[0]! : undefined
+      const message = lone?.message ??
+        groupMessage(items, { name: group.stack_name }, links(context.publicUrl, group.organization_slug).stack(group.stack_slug))
+      yield* writeAlerts([prepareAlert({
+        organization_id: group.organization_id,
+        rule_id: group.rule_id,
+        trigger: lone?.trigger ?? "group",
+        subject: lone?.subject ?? `stack:${group.stack_id}`,
+        level: message.level,
+        payload: message.payload,
+        message,
+        event_id: lone?.event_id ?? null,
+        key: lone === undefined ? `group:${group.id}` : lone.event_id,
+        channel_ids: channelIds,
+        escalation
+      }, context)])
+      yield* sql`UPDATE alert_groups SET flushed_at = now() WHERE id = ${group.id}::uuid`
+    }
+    return due.length
+  }))
+})
 
 /**
  * Sends the alerts a schedule paused whose window has opened: one alert per
@@ -276,48 +271,47 @@ export const flushDueGroups = (context: LinkContext, limit = 50) =>
  * `settleMs` after it was made, even when its window opened long ago (an event
  * read late): a recovery already on the stream behind it closes it first.
  */
-export const releaseHeld = (context: LinkContext, settleMs: number, limit = 50) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    return yield* sql.withTransaction(Effect.gen(function*() {
-      const due = yield* sql`
+export const releaseHeld = Effect.fn("AlertStore.releaseHeld")(function*(context: LinkContext, settleMs: number, limit = 50) {
+  const sql = yield* SqlClient
+  return yield* sql.withTransaction(Effect.gen(function*() {
+    const due = yield* sql`
         SELECT h.id, h.organization_id, h.rule_id, h.subject, h.event_at, h.item, r.active, r.escalation
         FROM held_alerts h JOIN notification_rules r ON r.id = h.rule_id
         WHERE h.closed_at IS NULL AND h.release_at <= now()
           AND h.held_at <= now() - make_interval(secs => ${settleMs / 1000})
         ORDER BY h.release_at LIMIT ${limit}
         FOR UPDATE OF h SKIP LOCKED`.pipe(Effect.flatMap(decodeHeld))
-      let sent = 0
-      for (const held of due) {
-        if (!held.active) {
-          yield* sql`UPDATE held_alerts SET closed_at = now(), outcome = 'dropped' WHERE id = ${held.id}::uuid`
-          continue
-        }
-        const item = held.item
-        const since = held.event_at.toISOString()
-        yield* writeAlerts([prepareAlert({
-          organization_id: held.organization_id,
-          rule_id: held.rule_id,
-          trigger: item.trigger,
-          subject: held.subject,
-          level: item.level,
-          payload: item.payload,
-          message: { ...item.message, text: `${item.message.text}\nSince ${since} (held by the rule's schedule until now).` },
-          event_id: item.event_id,
-          key: item.event_id,
-          channel_ids: yield* allowedChannels(held.rule_id),
-          escalation: held.escalation
-        }, context)])
-        yield* sql`
+    let sent = 0
+    for (const held of due) {
+      if (!held.active) {
+        yield* sql`UPDATE held_alerts SET closed_at = now(), outcome = 'dropped' WHERE id = ${held.id}::uuid`
+        continue
+      }
+      const item = held.item
+      const since = held.event_at.toISOString()
+      yield* writeAlerts([prepareAlert({
+        organization_id: held.organization_id,
+        rule_id: held.rule_id,
+        trigger: item.trigger,
+        subject: held.subject,
+        level: item.level,
+        payload: item.payload,
+        message: { ...item.message, text: `${item.message.text}\nSince ${since} (held by the rule's schedule until now).` },
+        event_id: item.event_id,
+        key: item.event_id,
+        channel_ids: yield* allowedChannels(held.rule_id),
+        escalation: held.escalation
+      }, context)])
+      yield* sql`
           INSERT INTO rule_subject_state (rule_id, subject, last_status, last_alert_at)
           VALUES (${held.rule_id}::uuid, ${held.subject}, ${item.status}, now())
           ON CONFLICT (rule_id, subject) DO UPDATE SET last_status = EXCLUDED.last_status, last_alert_at = EXCLUDED.last_alert_at`
-        yield* sql`UPDATE held_alerts SET closed_at = now(), outcome = 'sent' WHERE id = ${held.id}::uuid`
-        sent += 1
-      }
-      return sent
-    }))
-  })
+      yield* sql`UPDATE held_alerts SET closed_at = now(), outcome = 'sent' WHERE id = ${held.id}::uuid`
+      sent += 1
+    }
+    return sent
+  }))
+})
 
 /** What a held alert would have sent (held_alerts.item). */
 const HeldItem = Schema.Struct({
@@ -346,41 +340,40 @@ const decodeHeld = rowsOf("held_alerts", Schema.Struct({
  * escalation, then the next step is scheduled (delays count from the alert).
  * Returns how many steps were sent.
  */
-export const escalateDue = (limit = 50) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    return yield* sql.withTransaction(Effect.gen(function*() {
-      const due = yield* sql`
+export const escalateDue = Effect.fn("AlertStore.escalateDue")(function*(limit = 50) {
+  const sql = yield* SqlClient
+  return yield* sql.withTransaction(Effect.gen(function*() {
+    const due = yield* sql`
         SELECT a.id, a.organization_id, a.rule_id, a.trigger, a.subject, a.escalation_step, a.payload, a.message, r.escalation
         FROM alerts a LEFT JOIN notification_rules r ON r.id = a.rule_id
         WHERE a.next_escalation_at IS NOT NULL AND a.next_escalation_at <= now()
         ORDER BY a.next_escalation_at LIMIT ${limit}
         FOR UPDATE OF a SKIP LOCKED`.pipe(Effect.flatMap(decodeEscalating))
-      let sent = 0
-      for (const alert of due) {
-        const steps = alert.escalation ?? []
-        const step = steps[alert.escalation_step]
-        if (step !== undefined && alert.rule_id !== null) {
-          const channelIds = yield* allowedChannels(alert.rule_id, step.channel_ids)
-          const message = escalationMessage(alert.message, alert.escalation_step + 1)
-          yield* insertDeliveries(
-            { ...alert, event_id: null },
-            `${alert.id}:escalation:${alert.escalation_step + 1}`,
-            channelIds,
-            message
-          )
-          sent += 1
-        }
-        const next = step === undefined ? undefined : steps[alert.escalation_step + 1]
-        yield* sql`
+    let sent = 0
+    for (const alert of due) {
+      const steps = alert.escalation ?? []
+      const step = steps[alert.escalation_step]
+      if (step !== undefined && alert.rule_id !== null) {
+        const channelIds = yield* allowedChannels(alert.rule_id, step.channel_ids)
+        const message = escalationMessage(alert.message, alert.escalation_step + 1)
+        yield* insertDeliveries(
+          { ...alert, event_id: null },
+          `${alert.id}:escalation:${alert.escalation_step + 1}`,
+          channelIds,
+          message
+        )
+        sent += 1
+      }
+      const next = step === undefined ? undefined : steps[alert.escalation_step + 1]
+      yield* sql`
           UPDATE alerts SET escalation_step = escalation_step + 1,
             next_escalation_at = CASE WHEN ${next?.delay_s ?? null}::int IS NULL THEN NULL
               ELSE created_at + make_interval(secs => ${next?.delay_s ?? null}::int) END
           WHERE id = ${alert.id}::uuid`
-      }
-      return sent
-    }))
-  })
+    }
+    return sent
+  }))
+})
 
 const decodeEscalating = rowsOf("alerts", Schema.Struct({
   id: Schema.String,

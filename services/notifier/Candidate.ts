@@ -44,7 +44,7 @@ export type Candidate =
   }
 
 /**
- * The rule trigger a component status change fires, if any (spec: Notification rule, triggers).
+ * The rule trigger a component status change fires, if any.
  * A source's own status uses the same triggers: its `down` is `component.critical`.
  */
 export const componentTrigger = (previous: string, current: string): Trigger | undefined =>

@@ -27,7 +27,7 @@ export const links = (publicUrl: string, organizationSlug: string) => {
 
 const noStack = { id: "", name: "", slug: "" }
 
-/** The webhook payload of a candidate in one placement: the spec's fields, plus `source`, `monitor` and incident details. */
+/** The webhook payload of a candidate in one placement: its documented fields, plus `source`, `monitor` and incident details. */
 export const payloadOf = (candidate: Candidate, placement: Placement): NotificationPayload => {
   const stack = placement.stack_id === null ? noStack : { id: placement.stack_id, name: placement.stack_name, slug: placement.stack_slug }
   switch (candidate.kind) {

@@ -1,4 +1,4 @@
-import { Config, Effect, Layer, Result } from "effect"
+import { Clock, Config, Effect, Layer, Result } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Os from "node:os"
 import { ackPurpose } from "../domain/api/Alerts.ts"
@@ -67,8 +67,9 @@ const consumerLoop = Layer.effectDiscard(Effect.gen(function*() {
   const next = Effect.gen(function*() {
     const own = yield* bus.xreadgroup(RedisKeys.events, group, consumer, { count: config.batch, blockMs: 0, pending: true })
     if (own.length > 0) return own
-    if (Date.now() - claimedAt >= 1000) {
-      claimedAt = Date.now()
+    const now = yield* Clock.currentTimeMillis
+    if (now - claimedAt >= 1000) {
+      claimedAt = now
       const orphans = yield* bus.xautoclaim(RedisKeys.events, group, consumer, config.claimIdleMs, config.batch)
       if (orphans.length > 0) return orphans
     }

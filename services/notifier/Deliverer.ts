@@ -22,18 +22,17 @@ const attemptTimeoutMs = 10_000
  * (segments × numbers) in the plan's monthly allowance; without room it
  * fails for good, unsent.
  */
-const attempt = (outbox: Outbox["Service"], senders: Readonly<Record<ChannelType, Sender>>, claimed: Claimed, publicUrl: string) =>
-  Effect.gen(function*() {
-    const destination = claimed.destination
-    if (destination === undefined) {
-      return { result: { ok: false, status: 0, retryable: false, error: claimed.unusable } satisfies SendResult, ms: 0 }
-    }
-    const message = claimed.message ?? messageOf(claimed.payload, claimed.event_type, `${publicUrl}/dashboard/${claimed.organization_slug}`)
-    const messages = destination.type === "sms" ? smsCost(destination, message) : undefined
-    const refused = messages === undefined ? undefined : yield* outbox.reserveSms(claimed, messages)
-    if (refused !== undefined) return { result: { ok: false, status: 0, retryable: false, error: refused } satisfies SendResult, ms: 0 }
-    return yield* send(senders, { ...claimed, destination }, message)
-  })
+const attempt = Effect.fn("Deliverer.attempt")(function*(outbox: Outbox["Service"], senders: Readonly<Record<ChannelType, Sender>>, claimed: Claimed, publicUrl: string) {
+  const destination = claimed.destination
+  if (destination === undefined) {
+    return { result: { ok: false, status: 0, retryable: false, error: claimed.unusable } satisfies SendResult, ms: 0 }
+  }
+  const message = claimed.message ?? messageOf(claimed.payload, claimed.event_type, `${publicUrl}/dashboard/${claimed.organization_slug}`)
+  const messages = destination.type === "sms" ? smsCost(destination, message) : undefined
+  const refused = messages === undefined ? undefined : yield* outbox.reserveSms(claimed, messages)
+  if (refused !== undefined) return { result: { ok: false, status: 0, retryable: false, error: refused } satisfies SendResult, ms: 0 }
+  return yield* send(senders, { ...claimed, destination }, message)
+})
 
 const send = (senders: Readonly<Record<ChannelType, Sender>>, claimed: Claimed & { readonly destination: Destination }, message: Message) =>
   Effect.promise(async (): Promise<{ result: SendResult; ms: number }> => {

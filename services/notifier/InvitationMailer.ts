@@ -27,12 +27,11 @@ const attemptTimeoutMs = 10_000
  * sealed mail, which holds the link's token, is cleared once it is settled.
  * Returns how many it handled.
  */
-export const sendDueInvitationMails = (mailer: Mailer) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    const box = yield* SecretBox
-    const config = yield* Effect.orDie(OutboxConfig)
-    const due = yield* sql`
+export const sendDueInvitationMails = Effect.fn("InvitationMailer.sendDueInvitationMails")(function*(mailer: Mailer) {
+  const sql = yield* SqlClient
+  const box = yield* SecretBox
+  const config = yield* Effect.orDie(OutboxConfig)
+  const due = yield* sql`
       WITH due AS (
         SELECT invitation_id FROM invitation_mails
         WHERE status IN ('pending', 'sending') AND next_attempt_at <= now()
@@ -43,32 +42,32 @@ export const sendDueInvitationMails = (mailer: Mailer) =>
         next_attempt_at = now() + ${`${config.leaseMs} milliseconds`}::interval
       FROM due WHERE m.invitation_id = due.invitation_id
       RETURNING m.invitation_id, m.sealed, m.attempts`.pipe(Effect.flatMap(dueMailRows))
-    for (const row of due) {
-      const opened = yield* Effect.result(box.open(row.sealed))
-      const result = opened._tag === "Failure"
-        ? { ok: false, status: 0, retryable: false, error: opened.failure.message }
-        : yield* Effect.promise(() => {
-          const mail = decodeMail(opened.success)
-          return mailer({
-            to: [mail.to],
-            subject: mail.subject,
-            text: mail.text,
-            idempotencyKey: `invitation-${row.invitation_id}`,
-            timeoutMs: attemptTimeoutMs
-          })
+  for (const row of due) {
+    const opened = yield* Effect.result(box.open(row.sealed))
+    const result = opened._tag === "Failure"
+      ? { ok: false, status: 0, retryable: false, error: opened.failure.message }
+      : yield* Effect.promise(() => {
+        const mail = decodeMail(opened.success)
+        return mailer({
+          to: [mail.to],
+          subject: mail.subject,
+          text: mail.text,
+          idempotencyKey: `invitation-${row.invitation_id}`,
+          timeoutMs: attemptTimeoutMs
         })
-      const retry = !result.ok && result.retryable && row.attempts < config.maxAttempts
-      const delay = retry ? Math.round(nextDelayMs(row.attempts, result, config.backoffBaseMs, config.backoffMaxMs)) : 0
-      const status = result.ok ? "sent" : retry ? "pending" : "failed"
-      yield* sql`
+      })
+    const retry = !result.ok && result.retryable && row.attempts < config.maxAttempts
+    const delay = retry ? Math.round(nextDelayMs(row.attempts, result, config.backoffBaseMs, config.backoffMaxMs)) : 0
+    const status = result.ok ? "sent" : retry ? "pending" : "failed"
+    yield* sql`
         UPDATE invitation_mails SET status = ${status}, last_error = ${result.ok ? null : result.error},
           sent_at = CASE WHEN ${status} = 'sent' THEN now() END,
           sealed = CASE WHEN ${status} IN ('sent', 'failed') THEN NULL ELSE sealed END,
           next_attempt_at = now() + ${`${delay} milliseconds`}::interval
         WHERE invitation_id = ${row.invitation_id}::uuid`
-    }
-    return due.length
-  }).pipe(Effect.orDie)
+  }
+  return due.length
+}, Effect.orDie)
 
 /** The mail worker of a serving process (needs SqlClient). */
 export const layer = Layer.effectDiscard(Effect.gen(function*() {

@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { StreamEvent } from "../domain/Event.ts"
 import { AlertLevel, EscalationStep, RuleSchedule, RuleTemplate } from "../domain/Rule.ts"
@@ -100,10 +100,9 @@ const inputColumns =
  * the rule may send to now (enabled, allowed by the plan, SMS within the
  * month's allowance).
  */
-const matchingRules = (inputs: ReadonlyArray<Input>) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    return yield* sql`
+const matchingRules = Effect.fn("Matcher.matchingRules")(function*(inputs: ReadonlyArray<Input>) {
+  const sql = yield* SqlClient
+  return yield* sql`
       WITH x AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(inputs)}::jsonb) AS t(${sql.literal(inputColumns)})),
       placed AS (
         SELECT x.idx, st.organization_id, st.id AS stack_id, st.name AS stack_name, st.slug AS stack_slug,
@@ -157,22 +156,21 @@ const matchingRules = (inputs: ReadonlyArray<Input>) =>
         SELECT 1 FROM rule_scope_items si WHERE si.rule_id = r.id
           AND (si.stack_id = h.stack_id OR si.component_id = h.component_uuid OR si.monitor_id = h.monitor_id))
       ORDER BY h.idx, r.id, in_maintenance, h.stack_id IS NULL, h.stack_name`.pipe(Effect.flatMap(decodeMatches))
-  })
+})
 
 /**
  * Recoveries in the batch stop the escalations of alerts already made about
  * their subjects, in every organization (recorded as acknowledged by
  * `recovered`).
  */
-const stopEscalations = (recoveries: ReadonlyArray<Input>) =>
-  Effect.gen(function*() {
-    if (recoveries.length === 0) return
-    const sql = yield* SqlClient
-    yield* sql`
+const stopEscalations = Effect.fn("Matcher.stopEscalations")(function*(recoveries: ReadonlyArray<Input>) {
+  if (recoveries.length === 0) return
+  const sql = yield* SqlClient
+  yield* sql`
       WITH ${recoverySubjects(sql, recoveries)}
       UPDATE alerts SET acknowledged_at = now(), acknowledged_by = 'recovered', next_escalation_at = NULL
       WHERE next_escalation_at IS NOT NULL AND subject IN (SELECT subject FROM subjects)`
-  })
+})
 
 /**
  * The `x` and `subjects` CTEs of a batch's recoveries: each recovery's alert
@@ -194,35 +192,33 @@ interface SubjectState {
 }
 
 /** The cooldown state of the batch's (rule, subject) pairs, locked until the batch commits. */
-const loadStates = (pairs: ReadonlyArray<{ readonly rule_id: string; readonly subject: string }>) =>
-  Effect.gen(function*() {
-    const states = new Map<string, SubjectState>()
-    if (pairs.length === 0) return states
-    const sql = yield* SqlClient
-    const rows = yield* sql`
+const loadStates = Effect.fn("Matcher.loadStates")(function*(pairs: ReadonlyArray<{ readonly rule_id: string; readonly subject: string }>) {
+  const states = new Map<string, SubjectState>()
+  if (pairs.length === 0) return states
+  const sql = yield* SqlClient
+  const rows = yield* sql`
       SELECT s.rule_id, s.subject, s.last_status, s.last_alert_at FROM rule_subject_state s
       JOIN jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p(rule_id uuid, subject text)
         ON p.rule_id = s.rule_id AND p.subject = s.subject
       ORDER BY s.rule_id, s.subject
       FOR UPDATE OF s`.pipe(Effect.flatMap(decodeStates))
-    for (const row of rows) states.set(`${row.rule_id}|${row.subject}`, { status: row.last_status, at: row.last_alert_at.getTime() })
-    return states
-  })
+  for (const row of rows) states.set(`${row.rule_id}|${row.subject}`, { status: row.last_status, at: row.last_alert_at.getTime() })
+  return states
+})
 
-const saveStates = (states: ReadonlyMap<string, SubjectState>) =>
-  Effect.gen(function*() {
-    if (states.size === 0) return
-    const sql = yield* SqlClient
-    const rows = [...states].map(([key, s]) => {
-      const bar = key.indexOf("|")
-      return { rule_id: key.slice(0, bar), subject: key.slice(bar + 1), last_status: s.status, last_alert_at: new Date(s.at).toISOString() }
-    })
-    yield* sql`
+const saveStates = Effect.fn("Matcher.saveStates")(function*(states: ReadonlyMap<string, SubjectState>) {
+  if (states.size === 0) return
+  const sql = yield* SqlClient
+  const rows = [...states].map(([key, s]) => {
+    const bar = key.indexOf("|")
+    return { rule_id: key.slice(0, bar), subject: key.slice(bar + 1), last_status: s.status, last_alert_at: new Date(s.at).toISOString() }
+  })
+  yield* sql`
       INSERT INTO rule_subject_state (rule_id, subject, last_status, last_alert_at)
       SELECT rule_id, subject, last_status, last_alert_at
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(rule_id uuid, subject text, last_status text, last_alert_at timestamptz)
       ON CONFLICT (rule_id, subject) DO UPDATE SET last_status = EXCLUDED.last_status, last_alert_at = EXCLUDED.last_alert_at`
-  })
+})
 
 /**
  * Why a matched rule did not alert, or "alert"/"grouped"/"held" (paused by
@@ -248,17 +244,16 @@ interface Hold {
 }
 
 /** Writes the batch's holds: one open per rule and subject, the latest change of the subject replacing an earlier one. */
-const writeHolds = (holds: ReadonlyArray<Hold>) =>
-  Effect.gen(function*() {
-    if (holds.length === 0) return
-    const sql = yield* SqlClient
-    const latest = new Map<string, Hold>()
-    for (const h of holds) {
-      const key = `${h.rule_id}|${h.subject}`
-      const before = latest.get(key)
-      if (before === undefined || Date.parse(before.event_at) <= Date.parse(h.event_at)) latest.set(key, h)
-    }
-    yield* sql`
+const writeHolds = Effect.fn("Matcher.writeHolds")(function*(holds: ReadonlyArray<Hold>) {
+  if (holds.length === 0) return
+  const sql = yield* SqlClient
+  const latest = new Map<string, Hold>()
+  for (const h of holds) {
+    const key = `${h.rule_id}|${h.subject}`
+    const before = latest.get(key)
+    if (before === undefined || Date.parse(before.event_at) <= Date.parse(h.event_at)) latest.set(key, h)
+  }
+  yield* sql`
       INSERT INTO held_alerts (organization_id, rule_id, subject, event_at, release_at, item)
       SELECT organization_id, rule_id, subject, event_at, release_at, item
       FROM jsonb_to_recordset(${JSON.stringify([...latest.values()])}::jsonb)
@@ -266,22 +261,21 @@ const writeHolds = (holds: ReadonlyArray<Hold>) =>
       ON CONFLICT (rule_id, subject) WHERE closed_at IS NULL DO UPDATE
         SET event_at = EXCLUDED.event_at, release_at = EXCLUDED.release_at, item = EXCLUDED.item, held_at = now()
         WHERE held_alerts.event_at <= EXCLUDED.event_at`
-  })
+})
 
 /**
  * Recoveries in the batch close the held alerts of their subjects that
  * changed before them, for every rule (whether or not it triggers on
  * recoveries): nothing is sent when the window opens.
  */
-const cancelHolds = (recoveries: ReadonlyArray<Input>) =>
-  Effect.gen(function*() {
-    if (recoveries.length === 0) return
-    const sql = yield* SqlClient
-    yield* sql`
+const cancelHolds = Effect.fn("Matcher.cancelHolds")(function*(recoveries: ReadonlyArray<Input>) {
+  if (recoveries.length === 0) return
+  const sql = yield* SqlClient
+  yield* sql`
       WITH ${recoverySubjects(sql, recoveries)}
       UPDATE held_alerts h SET closed_at = now(), outcome = 'recovered'
       FROM subjects WHERE h.closed_at IS NULL AND h.subject = subjects.subject AND h.event_at <= subjects.ts`
-  })
+})
 
 /**
  * The schedule's verdict at the event's time. A zone the runtime no longer
@@ -315,42 +309,41 @@ const opening = (schedule: RuleSchedule, candidate: Candidate): Date | undefined
  * with one delivery per channel. Recoveries stop their subjects'
  * escalations. Returns each event's outcomes, one per matched rule.
  */
-export const enqueueEvents = (events: ReadonlyArray<StreamEvent>, context: LinkContext) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    const candidates = events.map(candidateOf)
-    const outcomes: Array<Array<Outcome>> = events.map(() => [])
-    const inputs = candidates.flatMap((c, idx) => (c === undefined ? [] : [inputOf(c, idx)]))
-    if (inputs.length === 0) return outcomes
-    return yield* sql.withTransaction(Effect.gen(function*() {
-      const matches = yield* matchingRules(inputs)
-      yield* stopEscalations(inputs.filter((i) => candidates[i.idx]!.recovery))
-      const subjects = matches.map((m) => subjectOf(candidates[m.idx]!, m.component_uuid))
-      const states = yield* loadStates([...new Set(matches.map((m, i) => `${m.rule_id}|${subjects[i]}`))].map((key) => ({
-        rule_id: key.slice(0, key.indexOf("|")),
-        subject: key.slice(key.indexOf("|") + 1)
-      })))
-      const changed = new Map<string, SubjectState>()
-      const alerts: Array<PreparedAlert & { readonly batchKey: string; readonly idx: number }> = []
-      const holds: Array<Hold> = []
-      for (const [n, m] of matches.entries()) {
-        const candidate = candidates[m.idx]!
-        const outcome = yield* decide(candidate, m, subjects[n]!, states, changed, context, alerts, holds)
-        outcomes[m.idx]!.push(outcome)
-      }
-      yield* writeHolds(holds)
-      yield* cancelHolds(inputs.filter((i) => candidates[i.idx]!.recovery))
-      // A recovery later in the batch ends the escalation of an alert made earlier in it.
-      const lastRecovery = new Map<string, number>()
-      for (const [idx, c] of candidates.entries()) if (c?.recovery === true) lastRecovery.set(batchKey(c), idx)
-      for (const a of alerts) if ((lastRecovery.get(a.batchKey) ?? -1) > a.idx) a.recovered = true
-      yield* saveStates(changed)
-      yield* writeAlerts(alerts)
-      return outcomes
-    }))
-  })
+export const enqueueEvents = Effect.fn("Matcher.enqueueEvents")(function*(events: ReadonlyArray<StreamEvent>, context: LinkContext) {
+  const sql = yield* SqlClient
+  const candidates = events.map(candidateOf)
+  const outcomes: Array<Array<Outcome>> = events.map(() => [])
+  const inputs = candidates.flatMap((c, idx) => (c === undefined ? [] : [inputOf(c, idx)]))
+  if (inputs.length === 0) return outcomes
+  return yield* sql.withTransaction(Effect.gen(function*() {
+    const matches = yield* matchingRules(inputs)
+    yield* stopEscalations(inputs.filter((i) => candidates[i.idx]!.recovery))
+    const subjects = matches.map((m) => subjectOf(candidates[m.idx]!, m.component_uuid))
+    const states = yield* loadStates([...new Set(matches.map((m, i) => `${m.rule_id}|${subjects[i]}`))].map((key) => ({
+      rule_id: key.slice(0, key.indexOf("|")),
+      subject: key.slice(key.indexOf("|") + 1)
+    })))
+    const changed = new Map<string, SubjectState>()
+    const alerts: Array<PreparedAlert & { readonly batchKey: string; readonly idx: number }> = []
+    const holds: Array<Hold> = []
+    for (const [n, m] of matches.entries()) {
+      const candidate = candidates[m.idx]!
+      const outcome = yield* decide(candidate, m, subjects[n]!, states, changed, context, alerts, holds)
+      outcomes[m.idx]!.push(outcome)
+    }
+    yield* writeHolds(holds)
+    yield* cancelHolds(inputs.filter((i) => candidates[i.idx]!.recovery))
+    // A recovery later in the batch ends the escalation of an alert made earlier in it.
+    const lastRecovery = new Map<string, number>()
+    for (const [idx, c] of candidates.entries()) if (c?.recovery === true) lastRecovery.set(batchKey(c), idx)
+    for (const a of alerts) if ((lastRecovery.get(a.batchKey) ?? -1) > a.idx) a.recovered = true
+    yield* saveStates(changed)
+    yield* writeAlerts(alerts)
+    return outcomes
+  }))
+})
 
-const decide = (
+const decide = Effect.fnUntraced(function*(
   candidate: Candidate,
   m: Match,
   subject: string,
@@ -359,72 +352,71 @@ const decide = (
   context: LinkContext,
   alerts: Array<PreparedAlert & { readonly batchKey: string; readonly idx: number }>,
   holds: Array<Hold>
-) =>
-  Effect.gen(function*() {
-    if (m.in_maintenance) return "maintenance" as const
-    const levels = m.alert_levels
-    if (levels.length > 0 && !levels.includes(candidate.level)) return "level" as const
-    const schedule = m.schedule
-    const paused = !allowedNow(schedule, candidate)
-    // A recovery while paused is not held: it closes the held alerts of its subject instead (cancelHolds).
-    if (paused && candidate.recovery) return "schedule" as const
-    const opens = paused ? opening(schedule!, candidate) : undefined
-    if (paused && opens === undefined) return "schedule" as const
-    const channelIds = m.channel_ids
-    const escalation = m.escalation ?? []
-    if (channelIds.length === 0 && escalation.length === 0) return "no-channels" as const
-    if (opens !== undefined) {
-      const link = links(context.publicUrl, m.organization_slug)
-      const url = candidate.kind === "monitor" && m.stack_id === null ? link.monitor(candidate.event.monitor.id)
-        : m.stack_id === null ? link.dashboard : link.stack(m.stack_slug)
-      const payload = payloadOf(candidate, m)
-      const message = messageOf(candidate, payload, url, m.template)
-      holds.push({
-        organization_id: m.organization_id,
-        rule_id: m.rule_id,
-        subject,
-        event_at: candidate.event.timestamp,
-        release_at: opens.toISOString(),
-        item: { event_id: candidate.event.id, trigger: candidate.trigger, level: candidate.level, status: candidate.status, payload, message }
-      })
-      return "held" as const
-    }
-    const stateKey = `${m.rule_id}|${subject}`
-    const at = Date.parse(candidate.event.timestamp)
-    const last = states.get(stateKey)
-    if (last !== undefined && last.status === candidate.status && at - last.at < m.cooldown_s * 1000) return "cooldown" as const
-    const state = { status: candidate.status, at: Number.isNaN(at) ? Date.now() : at }
-    states.set(stateKey, state)
-    changed.set(stateKey, state)
-
+) {
+  if (m.in_maintenance) return "maintenance" as const
+  const levels = m.alert_levels
+  if (levels.length > 0 && !levels.includes(candidate.level)) return "level" as const
+  const schedule = m.schedule
+  const paused = !allowedNow(schedule, candidate)
+  // A recovery while paused is not held: it closes the held alerts of its subject instead (cancelHolds).
+  if (paused && candidate.recovery) return "schedule" as const
+  const opens = paused ? opening(schedule!, candidate) : undefined
+  if (paused && opens === undefined) return "schedule" as const
+  const channelIds = m.channel_ids
+  const escalation = m.escalation ?? []
+  if (channelIds.length === 0 && escalation.length === 0) return "no-channels" as const
+  if (opens !== undefined) {
     const link = links(context.publicUrl, m.organization_slug)
     const url = candidate.kind === "monitor" && m.stack_id === null ? link.monitor(candidate.event.monitor.id)
       : m.stack_id === null ? link.dashboard : link.stack(m.stack_slug)
     const payload = payloadOf(candidate, m)
     const message = messageOf(candidate, payload, url, m.template)
-    if (m.group_window_s !== null && m.stack_id !== null) {
-      yield* addToGroup(
-        { organization_id: m.organization_id, rule_id: m.rule_id, stack_id: m.stack_id, window_s: m.group_window_s },
-        { event_id: candidate.event.id, trigger: candidate.trigger, level: candidate.level, subject, payload, message }
-      )
-      return "grouped" as const
-    }
-    alerts.push({
-      ...prepareAlert({
-        organization_id: m.organization_id,
-        rule_id: m.rule_id,
-        trigger: candidate.trigger,
-        subject,
-        level: candidate.level,
-        payload,
-        message,
-        event_id: candidate.event.id,
-        key: candidate.event.id,
-        channel_ids: channelIds,
-        escalation
-      }, context),
-      batchKey: batchKey(candidate),
-      idx: m.idx
+    holds.push({
+      organization_id: m.organization_id,
+      rule_id: m.rule_id,
+      subject,
+      event_at: candidate.event.timestamp,
+      release_at: opens.toISOString(),
+      item: { event_id: candidate.event.id, trigger: candidate.trigger, level: candidate.level, status: candidate.status, payload, message }
     })
-    return "alert" as const
+    return "held" as const
+  }
+  const stateKey = `${m.rule_id}|${subject}`
+  const at = Date.parse(candidate.event.timestamp)
+  const last = states.get(stateKey)
+  if (last !== undefined && last.status === candidate.status && at - last.at < m.cooldown_s * 1000) return "cooldown" as const
+  const state = { status: candidate.status, at: Number.isNaN(at) ? yield* Clock.currentTimeMillis : at }
+  states.set(stateKey, state)
+  changed.set(stateKey, state)
+
+  const link = links(context.publicUrl, m.organization_slug)
+  const url = candidate.kind === "monitor" && m.stack_id === null ? link.monitor(candidate.event.monitor.id)
+    : m.stack_id === null ? link.dashboard : link.stack(m.stack_slug)
+  const payload = payloadOf(candidate, m)
+  const message = messageOf(candidate, payload, url, m.template)
+  if (m.group_window_s !== null && m.stack_id !== null) {
+    yield* addToGroup(
+      { organization_id: m.organization_id, rule_id: m.rule_id, stack_id: m.stack_id, window_s: m.group_window_s },
+      { event_id: candidate.event.id, trigger: candidate.trigger, level: candidate.level, subject, payload, message }
+    )
+    return "grouped" as const
+  }
+  alerts.push({
+    ...prepareAlert({
+      organization_id: m.organization_id,
+      rule_id: m.rule_id,
+      trigger: candidate.trigger,
+      subject,
+      level: candidate.level,
+      payload,
+      message,
+      event_id: candidate.event.id,
+      key: candidate.event.id,
+      channel_ids: channelIds,
+      escalation
+    }, context),
+    batchKey: batchKey(candidate),
+    idx: m.idx
   })
+  return "alert" as const
+})

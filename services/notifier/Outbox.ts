@@ -1,4 +1,4 @@
-import { Config, Context, Effect, Layer, Schema } from "effect"
+import { Clock, Config, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { ChannelType, NotificationPayload } from "../domain/Channel.ts"
 import { JsonColumn, recordOf, rowsOf } from "../platform/Rows.ts"
@@ -85,7 +85,7 @@ const threadMaxAgeMs = 24 * 3_600_000
  * its last message closed it (a recovery, a resolution) or is a day old;
  * then the delivery starts a new one.
  */
-export const threadOf = (previous: Previous | null, now = Date.now()): string | null =>
+export const threadOf = (previous: Previous | null, now: number): string | null =>
   previous === null || threadEnds.has(previous.event_type) ||
     (previous.delivered_at !== null && now - Date.parse(previous.delivered_at) > threadMaxAgeMs)
     ? null
@@ -198,6 +198,7 @@ export class Outbox extends Context.Service<Outbox, {
               ORDER BY e.seq DESC LIMIT 1) END AS previous,
             c.type, c.name, c.enabled, c.settings, c.secrets`.pipe(relaxed, Effect.orDie, Effect.flatMap(decodeClaimed))
         const ordered = rows.toSorted((a, b) => Number(a.seq) - Number(b.seq))
+        const now = yield* Clock.currentTimeMillis
         return yield* Effect.forEach(ordered, (row) =>
           Effect.gen(function*() {
             const secrets = row.secrets === null
@@ -214,7 +215,7 @@ export class Outbox extends Context.Service<Outbox, {
               attempts: row.attempts,
               payload: row.payload,
               message: row.message,
-              thread_ts: threadOf(row.previous),
+              thread_ts: threadOf(row.previous, now),
               destination: usable
                 ? { type: row.type, name: row.name, settings: { ...row.settings, ...sealedSettings(secrets.success) } } as Destination
                 : undefined,

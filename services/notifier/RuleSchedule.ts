@@ -1,7 +1,7 @@
 import { type AlertLevel, type RuleSchedule, type Weekday, weekdays } from "../domain/Rule.ts"
 
 /**
- * Notification-rule schedules (spec: Notification rule, active hours): is a
+ * Notification-rule schedules (active hours): is a
  * rule allowed to alert at an instant, in the rule's time zone?
  *
  * Windows are local wall-clock times: 09:00-17:00 in Europe/Paris is

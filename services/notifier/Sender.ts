@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { type AnyChannelSettings, type ChannelType, NotificationPayload } from "../domain/Channel.ts"
 import { AlertLevel } from "../domain/Rule.ts"
 
-/** What one delivery says, whatever the channel: the spec's webhook payload plus text for people. */
+/** What one delivery says, whatever the channel: the webhook payload plus text for people. */
 export const Message = Schema.Struct({
   /** The event type: `component.status_changed`, `monitor.down`, `incident.created`, `test`, ... */
   event: Schema.String,
@@ -16,7 +16,7 @@ export const Message = Schema.Struct({
   shortUrl: Schema.optionalKey(Schema.String),
   /** critical, degraded or info: colours, PagerDuty severity. */
   level: AlertLevel,
-  /** The spec's webhook payload (event, timestamp, stack, component, incident). */
+  /** The webhook payload (`NotificationPayload`: event, timestamp, stack, component, incident). */
   payload: NotificationPayload,
   /** Template values the payload does not hold (incident title and update count, duration), by placeholder name. */
   vars: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))

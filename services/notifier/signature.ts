@@ -1,10 +1,10 @@
 import { createHmac, timingSafeEqual } from "node:crypto"
 
 /**
- * Webhook signatures (spec: Authentication 3, README "Verifying webhooks").
+ * Webhook signatures (README "Verifying webhooks").
  *
  * - `X-Service-Signature`: hex HMAC-SHA256 of the exact body bytes, keyed by
- *   the signing secret's UTF-8 bytes (the spec's header).
+ *   the signing secret's UTF-8 bytes (the service's own header).
  * - `webhook-signature`: the Standard Webhooks scheme, `v1,` + base64
  *   HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, same key. It
  *   binds the timestamp and id, so a receiver can reject replays; Standard

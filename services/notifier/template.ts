@@ -2,7 +2,7 @@ import { templatePlaceholders } from "../domain/Channel.ts"
 import type { Message } from "./Sender.ts"
 
 /**
- * Custom templates (spec: Notification rule, custom templates): `{name}`
+ * Custom templates of notification rules: `{name}`
  * placeholders replaced by the values of one message.
  */
 
@@ -58,7 +58,7 @@ const incidentDuration = (message: Message): string => {
 
 /**
  * Values the notifier may add to a message beyond the payload (incident title
- * and update count are not in the spec's webhook payload): read from an
+ * and update count are not in the webhook payload): read from an
  * optional `vars` record of strings on the message, ignored when malformed.
  */
 const extraVars = (message: Message): Partial<Record<TemplatePlaceholder, string>> => {

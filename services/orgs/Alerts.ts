@@ -103,19 +103,18 @@ ${state}
  */
 const decodeAcknowledged = firstOf("alerts", Schema.Struct({ acknowledged_at: Schema.Date, acknowledged_by: Schema.String }))
 
-const acknowledgeAlert = (organizationId: string | null, alertId: string, by: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    yield* sql`
+const acknowledgeAlert = Effect.fn("Alerts.acknowledgeAlert")(function*(organizationId: string | null, alertId: string, by: string) {
+  const sql = yield* SqlClient
+  yield* sql`
       UPDATE alerts SET acknowledged_at = now(), acknowledged_by = ${by}, next_escalation_at = NULL
       WHERE id = ${alertId}::uuid AND acknowledged_at IS NULL
         ${organizationId === null ? sql`` : sql`AND organization_id = ${organizationId}::uuid`}`
-    return yield* sql`
+  return yield* sql`
       SELECT acknowledged_at, acknowledged_by FROM alerts
       WHERE id = ${alertId}::uuid ${organizationId === null ? sql`` : sql`AND organization_id = ${organizationId}::uuid`}`.pipe(
-      Effect.flatMap(decodeAcknowledged)
-    )
-  })
+    Effect.flatMap(decodeAcknowledged)
+  )
+})
 
 export class Alerts extends Context.Service<Alerts, {
   list(principal: Principal, query: PageRequest & { readonly open?: "true" | "false" | undefined }): Effect.Effect<Page<Alert>, Forbidden | InvalidParameter>

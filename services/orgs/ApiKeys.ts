@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
 import type { ApiKey } from "../domain/api/Organization.ts"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHash, randomBytes } from "node:crypto"
@@ -72,43 +72,41 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       const sql = yield* SqlClient
       const cache = new Map<string, { readonly principal: Omit<Principal, "ip">; readonly until: number }>()
 
-      const insertKey = (organizationId: string, name: string, role: Role, createdBy: string | null) =>
-        Effect.gen(function*() {
-          const key = newKey()
-          const [row] = yield* sql`
+      const insertKey = Effect.fn("ApiKeys.insertKey")(function*(organizationId: string, name: string, role: Role, createdBy: string | null) {
+        const key = newKey()
+        const [row] = yield* sql`
             INSERT INTO api_keys AS t (organization_id, name, role, prefix, key_hash, created_by)
             VALUES (${organizationId}::uuid, ${name}, ${role}, ${key.slice(0, 10)}, ${hashKey(key)}, ${createdBy}::uuid)
             RETURNING t.id, t.name, t.role, t.prefix, t.created_at, t.last_used_at, t.revoked_at, ${sql.literal(cursorAt)}`.pipe(Effect.flatMap(decodeKeys))
-          return { key, row: row! }
-        })
+        return { key, row: row! }
+      })
 
-      const authenticate = (key: string, ip: string | null) =>
-        Effect.gen(function*() {
-          const hash = hashKey(key)
-          const cached = cache.get(hash)
-          if (cached !== undefined && cached.until > Date.now()) return { ...cached.principal, ip }
-          const [row] = yield* sql`
+      const authenticate = Effect.fn("ApiKeys.authenticate")(function*(key: string, ip: string | null) {
+        const hash = hashKey(key)
+        const cached = cache.get(hash)
+        if (cached !== undefined && cached.until > (yield* Clock.currentTimeMillis)) return { ...cached.principal, ip }
+        const [row] = yield* sql`
             SELECT k.id, k.role, k.organization_id, o.slug, o.plan_id,
               k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute' AS stale
             FROM api_keys k JOIN organizations o ON o.id = k.organization_id
             WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`.pipe(Effect.flatMap(resolvedKeyRows), Effect.orDie)
-          if (row === undefined) {
-            cache.delete(hash)
-            return undefined
-          }
-          // Last use is kept to the minute: one write per key per minute, not per request.
-          if (row.stale) yield* sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${row.id}::uuid`.pipe(Effect.orDie)
-          const principal = {
-            organization_id: row.organization_id,
-            organization_slug: row.slug,
-            plan: row.plan_id,
-            role: row.role,
-            actor: { kind: "api_key" as const, id: row.id }
-          }
-          cache.set(hash, { principal, until: Date.now() + cacheMs })
-          if (cache.size > 10_000) cache.delete(cache.keys().next().value!)
-          return { ...principal, ip }
-        })
+        if (row === undefined) {
+          cache.delete(hash)
+          return undefined
+        }
+        // Last use is kept to the minute: one write per key per minute, not per request.
+        if (row.stale) yield* sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${row.id}::uuid`.pipe(Effect.orDie)
+        const principal = {
+          organization_id: row.organization_id,
+          organization_slug: row.slug,
+          plan: row.plan_id,
+          role: row.role,
+          actor: { kind: "api_key" as const, id: row.id }
+        }
+        cache.set(hash, { principal, until: (yield* Clock.currentTimeMillis) + cacheMs })
+        if (cache.size > 10_000) cache.delete(cache.keys().next().value!)
+        return { ...principal, ip }
+      })
 
       const create = Effect.fn("ApiKeys.create")(function*(principal: Principal, input: { readonly name: string; readonly role: Role }) {
         yield* requirePermission(principal, "members.manage")

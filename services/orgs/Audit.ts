@@ -30,16 +30,15 @@ interface Actor {
   readonly ip: string | null
 }
 
-const insertAudit = (actor: Actor, entry: AuditEntry) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    const before = entry.before === undefined ? null : JSON.stringify(redact(entry.before))
-    const after = entry.after === undefined ? null : JSON.stringify(redact(entry.after))
-    yield* sql`
+const insertAudit = Effect.fn("Audit.insertAudit")(function*(actor: Actor, entry: AuditEntry) {
+  const sql = yield* SqlClient
+  const before = entry.before === undefined ? null : JSON.stringify(redact(entry.before))
+  const after = entry.after === undefined ? null : JSON.stringify(redact(entry.after))
+  yield* sql`
       INSERT INTO audit_log (organization_id, actor_user_id, actor_api_key_id, actor_operator, action, entity_type, entity_id, before, after, ip)
       VALUES (${actor.organization_id}::uuid, ${actor.user}::uuid, ${actor.api_key}::uuid, ${actor.operator},
         ${entry.action}, ${entry.entity_type}, ${entry.entity_id}, ${before}::jsonb, ${after}::jsonb, ${actor.ip}::inet)`
-  }).pipe(Effect.orDie)
+}, Effect.orDie)
 
 /**
  * Records one change in the audit log, on the caller's connection: called

@@ -106,31 +106,30 @@ const keyAttempts = 5
 const notFound = (key: string) => new NotFound({ field: "key", message: `no custom source ${key} in this organization` })
 
 /** The mode's fields, or 400 naming the first that does not belong to it. */
-const modeOf = (input: CustomSourceCreate) =>
-  Effect.gen(function*() {
-    const kind: CustomSourceKind = input.type ?? "url"
-    if (kind === "manual") {
-      for (const field of ["status_page_url", "status_page_type"] as const) {
-        if (input[field] !== undefined) {
-          return yield* new InvalidParameter({ field, message: `${field} is for URL sources; a manual source has none` })
-        }
+const modeOf = Effect.fn("CustomSources.modeOf")(function*(input: CustomSourceCreate) {
+  const kind: CustomSourceKind = input.type ?? "url"
+  if (kind === "manual") {
+    for (const field of ["status_page_url", "status_page_type"] as const) {
+      if (input[field] !== undefined) {
+        return yield* new InvalidParameter({ field, message: `${field} is for URL sources; a manual source has none` })
       }
-      return { kind, url: null } as const
     }
-    if (input.status !== undefined) {
-      return yield* new InvalidParameter({
-        field: "status",
-        message: "status is set only on manual sources (type: manual); a URL source's status is read from its page"
-      })
-    }
-    if (input.status_page_url === undefined) {
-      return yield* new InvalidParameter({
-        field: "status_page_url",
-        message: "status_page_url is required (or type: manual for a source whose status you set)"
-      })
-    }
-    return { kind, url: input.status_page_url } as const
-  })
+    return { kind, url: null } as const
+  }
+  if (input.status !== undefined) {
+    return yield* new InvalidParameter({
+      field: "status",
+      message: "status is set only on manual sources (type: manual); a URL source's status is read from its page"
+    })
+  }
+  if (input.status_page_url === undefined) {
+    return yield* new InvalidParameter({
+      field: "status_page_url",
+      message: "status_page_url is required (or type: manual for a source whose status you set)"
+    })
+  }
+  return { kind, url: input.status_page_url } as const
+})
 
 /**
  * An organization's custom sources: rows of `sources` with its
@@ -181,42 +180,41 @@ export class CustomSources extends Context.Service<CustomSources, {
         )
 
       /** Provider and polling URL of a URL source: as given, or detected (422 when the page gives no clue). */
-      const provider = (input: CustomSourceCreate, url: string) =>
-        Effect.gen(function*() {
-          yield* guard(url)
-          if (input.status_page_type !== undefined) {
-            if (!isProviderId(input.status_page_type)) {
-              return yield* new InvalidParameter({
-                field: "status_page_type",
-                message: `status_page_type must be one of ${providerIds.join(", ")}`
-              })
-            }
-            return { provider: input.status_page_type, pollUrl: null }
+      const provider = Effect.fn("CustomSources.provider")(function*(input: CustomSourceCreate, url: string) {
+        yield* guard(url)
+        if (input.status_page_type !== undefined) {
+          if (!isProviderId(input.status_page_type)) {
+            return yield* new InvalidParameter({
+              field: "status_page_type",
+              message: `status_page_type must be one of ${providerIds.join(", ")}`
+            })
           }
-          const detected = yield* detect(url).pipe(
-            Effect.provideService(Fetcher, fetcher),
-            Effect.mapError((error: DetectError) =>
-              error.refused === true
-                ? new InvalidParameter({
-                  field: "status_page_url",
-                  message: `status_page_url ${url} is refused: ${error.message.replace(/^the page did not answer: refused: /, "")}`
-                })
-                : new Unprocessable({
-                  field: "status_page_url",
-                  message: `the provider of ${url} could not be detected (${error.message}); give status_page_type`
-                })
+          return { provider: input.status_page_type, pollUrl: null }
+        }
+        const detected = yield* detect(url).pipe(
+          Effect.provideService(Fetcher, fetcher),
+          Effect.mapError((error: DetectError) =>
+            error.refused === true
+              ? new InvalidParameter({
+                field: "status_page_url",
+                message: `status_page_url ${url} is refused: ${error.message.replace(/^the page did not answer: refused: /, "")}`
+              })
+              : new Unprocessable({
+                field: "status_page_url",
+                message: `the provider of ${url} could not be detected (${error.message}); give status_page_type`
+              })
+          )
+        )
+        // Detection may have found the document elsewhere (a feed link): that address is read, so it is guarded too.
+        if (detected.url !== url) {
+          yield* guard(detected.url).pipe(
+            Effect.mapError((refused) =>
+              new Unprocessable({ field: "status_page_url", message: `the status page points to ${detected.url}, which is refused: ${refused.message}` })
             )
           )
-          // Detection may have found the document elsewhere (a feed link): that address is read, so it is guarded too.
-          if (detected.url !== url) {
-            yield* guard(detected.url).pipe(
-              Effect.mapError((refused) =>
-                new Unprocessable({ field: "status_page_url", message: `the status page points to ${detected.url}, which is refused: ${refused.message}` })
-              )
-            )
-          }
-          return { provider: detected.provider, pollUrl: detected.url === url ? null : detected.url }
-        })
+        }
+        return { provider: detected.provider, pollUrl: detected.url === url ? null : detected.url }
+      })
 
       const selectOne = (organizationId: string, key: string, lock: boolean) =>
         sql`
@@ -247,21 +245,20 @@ export class CustomSources extends Context.Service<CustomSources, {
       })
 
       /** Inserts under the first free key; another organization may take it meanwhile (keys are global), so it retries. */
-      const insert = (principal: Principal, input: CustomSourceCreate, values: {
+      const insert = Effect.fn("CustomSources.insert")(function*(principal: Principal, input: CustomSourceCreate, values: {
         readonly kind: CustomSourceKind
         readonly url: string | null
         readonly provider: string | null
         readonly pollUrl: string | null
-      }) =>
-        Effect.gen(function*() {
-          const base = baseKey(principal.organization_slug, input.name)
-          const manual = values.kind === "manual"
-          const checkClass: CheckClass = manual ? "standard" : urlCheckClass
-          for (let attempt = 0; attempt < keyAttempts; attempt++) {
-            const taken = yield* sql`
+      }) {
+        const base = baseKey(principal.organization_slug, input.name)
+        const manual = values.kind === "manual"
+        const checkClass: CheckClass = manual ? "standard" : urlCheckClass
+        for (let attempt = 0; attempt < keyAttempts; attempt++) {
+          const taken = yield* sql`
               SELECT key FROM sources WHERE key = ${base} OR key LIKE ${`${base}-%`}`.pipe(Effect.flatMap(sourcesKeyRows))
-            const key = freeKey(base, new Set(taken.map((r) => r.key)))
-            const [inserted] = yield* sql`
+          const key = freeKey(base, new Set(taken.map((r) => r.key)))
+          const [inserted] = yield* sql`
               INSERT INTO sources (organization_id, key, name, description, kind, provider_type, status, status_page_url, poll_url,
                 check_class, poll_interval_s, last_changed_at)
               VALUES (${principal.organization_id}::uuid, ${key}, ${input.name}, ${input.description ?? ""}, ${values.kind},
@@ -269,10 +266,10 @@ export class CustomSources extends Context.Service<CustomSources, {
                 ${checkClass}, ${checkClassIntervalSeconds[checkClass]}, ${manual ? sql`now()` : sql`NULL`})
               ON CONFLICT (key) DO NOTHING
               RETURNING id`.pipe(Effect.flatMap(sourcesIdRows))
-            if (inserted !== undefined) return (yield* selectOne(principal.organization_id, key, false))!
-          }
-          return yield* Effect.die(new Error(`no free source key for ${base} after ${keyAttempts} attempts`))
-        })
+          if (inserted !== undefined) return (yield* selectOne(principal.organization_id, key, false))!
+        }
+        return yield* Effect.die(new Error(`no free source key for ${base} after ${keyAttempts} attempts`))
+      })
 
       const create = Effect.fn("CustomSources.create")(function*(principal: Principal, input: CustomSourceCreate) {
         yield* requirePermission(principal, "content.write")

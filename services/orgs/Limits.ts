@@ -17,12 +17,11 @@ const channelAllowanceRows = rowsOf("organizations", Schema.Struct({
 const sourceWeight = (sourceId: string) => `greatest((SELECT count(*) FROM components c WHERE c.source_id = ${sourceId}), 1)`
 
 /** What adding the source `sourceId` as one stack item counts for `max_components`. */
-export const sourceItemWeight = (sourceId: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    const [row] = yield* sql.unsafe(`SELECT ${sourceWeight("$1::uuid")}::int AS n`, [sourceId]).pipe(Effect.orDie, Effect.flatMap(countRows))
-    return Number(row?.n ?? 1)
-  })
+export const sourceItemWeight = Effect.fn("Limits.sourceItemWeight")(function*(sourceId: string) {
+  const sql = yield* SqlClient
+  const [row] = yield* sql.unsafe(`SELECT ${sourceWeight("$1::uuid")}::int AS n`, [sourceId]).pipe(Effect.orDie, Effect.flatMap(countRows))
+  return Number(row?.n ?? 1)
+})
 
 /** The plan limits (columns of `plans`) and what each counts. */
 export const PlanLimit = {
@@ -54,33 +53,31 @@ export type PlanLimit = keyof typeof PlanLimit
  * locks the organization's row, so two concurrent additions cannot both pass
  * the last free place.
  */
-export const ensureWithinLimit = (organizationId: string, limit: PlanLimit, adding = 1) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    const column = limit === "max_custom_sources" ? "coalesce(o.custom_sources_limit, p.max_custom_sources)" : `p.${limit}`
-    const [plan] = yield* sql.unsafe(
-      `SELECT p.name AS plan, ${column} AS max FROM organizations o JOIN plans p ON p.id = o.plan_id
+export const ensureWithinLimit = Effect.fn("Limits.ensureWithinLimit")(function*(organizationId: string, limit: PlanLimit, adding = 1) {
+  const sql = yield* SqlClient
+  const column = limit === "max_custom_sources" ? "coalesce(o.custom_sources_limit, p.max_custom_sources)" : `p.${limit}`
+  const [plan] = yield* sql.unsafe(
+    `SELECT p.name AS plan, ${column} AS max FROM organizations o JOIN plans p ON p.id = o.plan_id
        WHERE o.id = $1 FOR UPDATE OF o`,
-      [organizationId]
-    ).pipe(Effect.orDie, Effect.flatMap(planMaxRows))
-    if (plan === undefined || plan.max === null) return
-    const [row] = yield* sql.unsafe(PlanLimit[limit].count, [organizationId]).pipe(Effect.orDie, Effect.flatMap(countRows))
-    const current = Number(row?.n ?? 0)
-    if (current + adding > plan.max) {
-      return yield* new PlanLimitReached({
-        field: limit,
-        message: `the ${plan.plan} plan allows ${plan.max} ${PlanLimit[limit].what}; this organization has ${current}`
-      })
-    }
-  })
+    [organizationId]
+  ).pipe(Effect.orDie, Effect.flatMap(planMaxRows))
+  if (plan === undefined || plan.max === null) return
+  const [row] = yield* sql.unsafe(PlanLimit[limit].count, [organizationId]).pipe(Effect.orDie, Effect.flatMap(countRows))
+  const current = Number(row?.n ?? 0)
+  if (current + adding > plan.max) {
+    return yield* new PlanLimitReached({
+      field: limit,
+      message: `the ${plan.plan} plan allows ${plan.max} ${PlanLimit[limit].what}; this organization has ${current}`
+    })
+  }
+})
 
 /** Channel types the organization's plan allows, and the most channels one rule may have (null: no limit). */
-export const channelAllowance = (organizationId: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    const [row] = yield* sql`
+export const channelAllowance = Effect.fn("Limits.channelAllowance")(function*(organizationId: string) {
+  const sql = yield* SqlClient
+  const [row] = yield* sql`
       SELECT p.name AS plan, p.channel_types, p.max_channels_per_rule FROM organizations o JOIN plans p ON p.id = o.plan_id
       WHERE o.id = ${organizationId}::uuid`.pipe(Effect.flatMap(channelAllowanceRows), Effect.orDie)
-    const types = [...(row?.channel_types ?? [])]
-    return { plan: row?.plan ?? "", channelTypes: types, maxChannelsPerRule: row?.max_channels_per_rule ?? null }
-  })
+  const types = [...(row?.channel_types ?? [])]
+  return { plan: row?.plan ?? "", channelTypes: types, maxChannelsPerRule: row?.max_channels_per_rule ?? null }
+})

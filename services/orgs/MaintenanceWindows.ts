@@ -83,12 +83,11 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows, {
         )
 
       /** 404 unless the stack is the organization's; its row stays locked (shared) so it cannot go before the window is written. */
-      const ensureStack = (orgId: string, stackId: string | null) =>
-        Effect.gen(function*() {
-          if (stackId === null) return
-          const [row] = yield* sql`SELECT 1 FROM stacks WHERE id = ${stackId}::uuid AND organization_id = ${orgId}::uuid FOR SHARE`
-          if (row === undefined) return yield* new NotFound({ field: "stack_id", message: `no stack ${stackId} in this organization` })
-        })
+      const ensureStack = Effect.fn("MaintenanceWindows.ensureStack")(function*(orgId: string, stackId: string | null) {
+        if (stackId === null) return
+        const [row] = yield* sql`SELECT 1 FROM stacks WHERE id = ${stackId}::uuid AND organization_id = ${orgId}::uuid FOR SHARE`
+        if (row === undefined) return yield* new NotFound({ field: "stack_id", message: `no stack ${stackId} in this organization` })
+      })
 
       const list = Effect.fn("MaintenanceWindows.list")(function*(
         principal: Principal,

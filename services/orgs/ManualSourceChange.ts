@@ -26,16 +26,15 @@ export const manualSnapshot = (status: SourceStatus): Snapshot => ({
  * also carry the change's time, so setting down, up and down again makes
  * three alerts, not one de-duplicated away.
  */
-export const publishManualChange = (source: SourceRef, previous: SourceStatus, next: SourceStatus, at: Date) =>
-  Effect.gen(function*() {
-    if (previous === next) return
-    const publisher = yield* Publisher
-    const before = manualSnapshot(previous)
-    const after = manualSnapshot(next)
-    const observed = { snapshot: before, since: { source: at.toISOString(), components: {} } }
-    const events = eventsBetween(source, observed, after, at).map((event) => ({
-      ...event,
-      id: createHash("sha256").update(`${event.id}\u0000manual\u0000${at.toISOString()}`).digest("base64url").slice(0, 22)
-    }))
-    yield* publisher.changed(source.key, before, after, events, at)
-  })
+export const publishManualChange = Effect.fn("ManualSourceChange.publishManualChange")(function*(source: SourceRef, previous: SourceStatus, next: SourceStatus, at: Date) {
+  if (previous === next) return
+  const publisher = yield* Publisher
+  const before = manualSnapshot(previous)
+  const after = manualSnapshot(next)
+  const observed = { snapshot: before, since: { source: at.toISOString(), components: {} } }
+  const events = eventsBetween(source, observed, after, at).map((event) => ({
+    ...event,
+    id: createHash("sha256").update(`${event.id}\u0000manual\u0000${at.toISOString()}`).digest("base64url").slice(0, 22)
+  }))
+  yield* publisher.changed(source.key, before, after, events, at)
+})

@@ -129,18 +129,17 @@ export class Members extends Context.Service<Members, {
           WHERE m.organization_id = ${organizationId}::uuid AND m.user_id = ${userId}::uuid`.pipe(Effect.flatMap(decodeMembers), Effect.map((rows) => rows[0]))
 
       /** Fails with 409 when `userId` is the organization's only admin (call with the organization locked). */
-      const keepAnAdmin = (organizationId: string, member: MemberRow, what: string) =>
-        Effect.gen(function*() {
-          if (member.role !== "admin") return
-          const [row] = yield* sql`
+      const keepAnAdmin = Effect.fn("Members.keepAnAdmin")(function*(organizationId: string, member: MemberRow, what: string) {
+        if (member.role !== "admin") return
+        const [row] = yield* sql`
             SELECT count(*)::int AS n FROM memberships WHERE organization_id = ${organizationId}::uuid AND role = 'admin'`.pipe(Effect.flatMap(membershipsNRows))
-          if (Number(row?.n ?? 0) <= 1) {
-            return yield* new Conflict({
-              field: "role",
-              message: `${member.email} is the organization's only admin and cannot be ${what}; make another member admin first`
-            })
-          }
-        })
+        if (Number(row?.n ?? 0) <= 1) {
+          return yield* new Conflict({
+            field: "role",
+            message: `${member.email} is the organization's only admin and cannot be ${what}; make another member admin first`
+          })
+        }
+      })
 
       const list = Effect.fn("Members.list")(function*(principal: Principal, page: PageRequest) {
         yield* requirePermission(principal, "view")

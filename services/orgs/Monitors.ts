@@ -24,7 +24,7 @@ export class MonitorNotFound extends Schema.TaggedError<MonitorNotFound>()("Moni
 export interface CreatedMonitor {
   readonly id: string
   readonly settings: MonitorSettings
-  /** The spec's recommendations the settings do not follow: accepted, shown to the user. */
+  /** The recommended ranges (monitors/Validate.ts) the settings do not follow: accepted, shown to the user. */
   readonly warnings: ReadonlyArray<FieldIssue>
 }
 
@@ -190,12 +190,11 @@ export class Monitors extends Context.Service<Monitors, {
         )
 
       /** Validated and guarded settings, ready to store. */
-      const accept = (input: unknown) =>
-        Effect.gen(function*() {
-          const validated = yield* validate(input)
-          yield* guard(validated.settings.url)
-          return validated
-        })
+      const accept = Effect.fn("Monitors.accept")(function*(input: unknown) {
+        const validated = yield* validate(input)
+        yield* guard(validated.settings.url)
+        return validated
+      })
 
       const insert = (organizationId: string, settings: MonitorSettings) => {
         const secret = settings.auth === undefined ? null : box.seal(JSON.stringify(settings.auth))
@@ -275,24 +274,23 @@ export class Monitors extends Context.Service<Monitors, {
         return { ...record, warnings } satisfies MonitorSaved
       })
 
-      const updateOnce = (principal: Principal, id: string, patch: MonitorPatch) =>
-        Effect.gen(function*() {
-          const current = yield* selectOne(principal.organization_id, id, false).pipe(Effect.orDie)
-          if (current === undefined) return yield* notFound(id)
-          const { settings, warnings } = yield* validate(mergePatch(storedInput(current), patch)).pipe(
-            Effect.mapError(toInvalidParameter)
-          )
-          if (settings.url !== current.url) yield* guard(settings.url).pipe(Effect.mapError(toInvalidParameter))
-          // Credentials: kept unless the patch gives new ones (sealed here) or null (removed).
-          const auth = patch.auth === undefined
-            ? sql`auth_type = t.auth_type, auth_secret = t.auth_secret`
-            : patch.auth === null
-            ? sql`auth_type = 'none', auth_secret = NULL`
-            : sql`auth_type = ${patch.auth.type}, auth_secret = ${box.seal(JSON.stringify(patch.auth))}::bytea`
-          const saved = yield* sql.withTransaction(Effect.gen(function*() {
-            const before = yield* selectOne(principal.organization_id, id, true)
-            if (before === undefined || before.version !== current.version) return undefined
-            const [after] = yield* sql`
+      const updateOnce = Effect.fn("Monitors.updateOnce")(function*(principal: Principal, id: string, patch: MonitorPatch) {
+        const current = yield* selectOne(principal.organization_id, id, false).pipe(Effect.orDie)
+        if (current === undefined) return yield* notFound(id)
+        const { settings, warnings } = yield* validate(mergePatch(storedInput(current), patch)).pipe(
+          Effect.mapError(toInvalidParameter)
+        )
+        if (settings.url !== current.url) yield* guard(settings.url).pipe(Effect.mapError(toInvalidParameter))
+        // Credentials: kept unless the patch gives new ones (sealed here) or null (removed).
+        const auth = patch.auth === undefined
+          ? sql`auth_type = t.auth_type, auth_secret = t.auth_secret`
+          : patch.auth === null
+          ? sql`auth_type = 'none', auth_secret = NULL`
+          : sql`auth_type = ${patch.auth.type}, auth_secret = ${box.seal(JSON.stringify(patch.auth))}::bytea`
+        const saved = yield* sql.withTransaction(Effect.gen(function*() {
+          const before = yield* selectOne(principal.organization_id, id, true)
+          if (before === undefined || before.version !== current.version) return undefined
+          const [after] = yield* sql`
               UPDATE monitors AS t SET name = ${settings.name}, url = ${settings.url}, check_type = ${settings.check_type},
                 method = ${settings.method}, interval_s = ${settings.interval}, alert_threshold = ${settings.alert_threshold},
                 timeout_ms = ${settings.timeout}, expected_status = ${settings.expected_status},
@@ -303,18 +301,18 @@ export class Monitors extends Context.Service<Monitors, {
                 updated_at = clock_timestamp()
               WHERE t.id = ${id}::uuid
               RETURNING ${sql.literal(columns)}`.pipe(Effect.flatMap(decodeMonitors))
-            const record = toMonitorRecord(after!)
-            yield* recordAudit(principal, {
-              action: "monitor.updated",
-              entity_type: "monitor",
-              entity_id: id,
-              before: encodeRecord(toMonitorRecord(before)),
-              after: encodeRecord(record)
-            })
-            return record
-          })).pipe(Effect.catchTag("SqlError", Effect.die))
-          return saved === undefined ? undefined : { ...saved, warnings } satisfies MonitorSaved
-        })
+          const record = toMonitorRecord(after!)
+          yield* recordAudit(principal, {
+            action: "monitor.updated",
+            entity_type: "monitor",
+            entity_id: id,
+            before: encodeRecord(toMonitorRecord(before)),
+            after: encodeRecord(record)
+          })
+          return record
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+        return saved === undefined ? undefined : { ...saved, warnings } satisfies MonitorSaved
+      })
 
       const update = Effect.fn("Monitors.update")(function*(principal: Principal, id: string, patch: MonitorPatch) {
         yield* requirePermission(principal, "content.write")
@@ -328,29 +326,28 @@ export class Monitors extends Context.Service<Monitors, {
         return yield* new Conflict({ message: `monitor ${id} kept changing while being updated; try again` })
       })
 
-      const changePaused = (principal: Principal, id: string, paused: boolean) =>
-        Effect.gen(function*() {
-          yield* requirePermission(principal, "content.write")
-          const changed = yield* sql.withTransaction(Effect.gen(function*() {
-            const before = yield* selectOne(principal.organization_id, id, true)
-            if (before === undefined) return undefined
-            // Already in the asked state: nothing changes, nothing is recorded.
-            if ((before.state === "paused") === paused) return { record: toMonitorRecord(before), changed: false }
-            const after = yield* updatePaused(principal.organization_id, id, paused)
-            const record = toMonitorRecord(after!)
-            yield* recordAudit(principal, {
-              action: paused ? "monitor.paused" : "monitor.resumed",
-              entity_type: "monitor",
-              entity_id: id,
-              before: encodeRecord(toMonitorRecord(before)),
-              after: encodeRecord(record)
-            })
-            return { record, changed: true }
-          })).pipe(Effect.orDie)
-          if (changed === undefined) return yield* notFound(id)
-          if (changed.changed) yield* reload(id)
-          return changed.record
-        })
+      const changePaused = Effect.fn("Monitors.changePaused")(function*(principal: Principal, id: string, paused: boolean) {
+        yield* requirePermission(principal, "content.write")
+        const changed = yield* sql.withTransaction(Effect.gen(function*() {
+          const before = yield* selectOne(principal.organization_id, id, true)
+          if (before === undefined) return undefined
+          // Already in the asked state: nothing changes, nothing is recorded.
+          if ((before.state === "paused") === paused) return { record: toMonitorRecord(before), changed: false }
+          const after = yield* updatePaused(principal.organization_id, id, paused)
+          const record = toMonitorRecord(after!)
+          yield* recordAudit(principal, {
+            action: paused ? "monitor.paused" : "monitor.resumed",
+            entity_type: "monitor",
+            entity_id: id,
+            before: encodeRecord(toMonitorRecord(before)),
+            after: encodeRecord(record)
+          })
+          return { record, changed: true }
+        })).pipe(Effect.orDie)
+        if (changed === undefined) return yield* notFound(id)
+        if (changed.changed) yield* reload(id)
+        return changed.record
+      })
 
       const pause = Effect.fn("Monitors.pause")((principal: Principal, id: string) => changePaused(principal, id, true))
       const resume = Effect.fn("Monitors.resume")((principal: Principal, id: string) => changePaused(principal, id, false))

@@ -59,22 +59,21 @@ export interface PageRequest {
  * The row mapper turns a database row into the API record; `idType` is the
  * type of `t.id` (uuid unless said).
  */
-export const listPage = <Row extends { readonly cursor_at: string; readonly id: string }, A>(options: {
+export const listPage = Effect.fn("Paging.listPage")(function*<Row extends { readonly cursor_at: string; readonly id: string }, A>(options: {
   readonly select: (where: Fragment, limit: number) => Effect.Effect<ReadonlyArray<Row>, unknown, SqlClient>
   readonly page: PageRequest
   readonly map: (row: Row) => A
   readonly idType?: IdType
-}) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    const limit = options.page.limit ?? defaultPageSize
-    const idType = options.idType ?? "uuid"
-    const after = yield* decodeCursor(options.page.cursor, idType)
-    const where = after === undefined
-      ? sql`true`
-      : idType === "bigint"
-      ? sql`(t.created_at, t.id) > (${after.at}::timestamptz, ${after.id}::bigint)`
-      : sql`(t.created_at, t.id) > (${after.at}::timestamptz, ${after.id}::uuid)`
-    const rows = yield* options.select(where, limit + 1).pipe(Effect.orDie)
-    return pageOf(rows, limit, (last) => encodeCursor({ at: last.cursor_at, id: last.id }), options.map)
-  })
+}) {
+  const sql = yield* SqlClient
+  const limit = options.page.limit ?? defaultPageSize
+  const idType = options.idType ?? "uuid"
+  const after = yield* decodeCursor(options.page.cursor, idType)
+  const where = after === undefined
+    ? sql`true`
+    : idType === "bigint"
+    ? sql`(t.created_at, t.id) > (${after.at}::timestamptz, ${after.id}::bigint)`
+    : sql`(t.created_at, t.id) > (${after.at}::timestamptz, ${after.id}::uuid)`
+  const rows = yield* options.select(where, limit + 1).pipe(Effect.orDie)
+  return pageOf(rows, limit, (last) => encodeCursor({ at: last.cursor_at, id: last.id }), options.map)
+})

@@ -307,23 +307,22 @@ export class Stacks extends Context.Service<Stacks, {
        * sources, and the catalog's enabled ones (the public API's; not the demo's synthetic sources
        * outside a demo).
        */
-      const target = (orgId: string, input: StackItemAdd) =>
-        Effect.gen(function*() {
-          // The schema guarantees the one field `kind` names.
-          const ref = input[itemField[input.kind]]!
-          const [row] = yield* (input.kind === "component"
-            ? sql`
+      const target = Effect.fn("Stacks.target")(function*(orgId: string, input: StackItemAdd) {
+        // The schema guarantees the one field `kind` names.
+        const ref = input[itemField[input.kind]]!
+        const [row] = yield* (input.kind === "component"
+          ? sql`
                 SELECT c.id FROM components c JOIN sources s ON s.id = c.source_id
                 WHERE c.id = ${ref}::uuid AND ((s.organization_id IS NULL AND s.enabled) OR s.organization_id = ${orgId}::uuid)`.pipe(Effect.flatMap(componentsIdRows))
-            : input.kind === "source"
-            ? sql`
+          : input.kind === "source"
+          ? sql`
                 SELECT s.id FROM sources s WHERE s.key = ${ref} AND ((s.organization_id IS NULL AND s.enabled) OR s.organization_id = ${orgId}::uuid)`.pipe(Effect.flatMap(sourcesIdRows))
-            : sql`SELECT m.id FROM monitors m WHERE m.id = ${ref}::uuid AND m.organization_id = ${orgId}::uuid`.pipe(Effect.flatMap(monitorsIdRows)))
-          if (row === undefined) {
-            return yield* new NotFound({ field: itemField[input.kind], message: `no ${input.kind} ${ref} visible to this organization` })
-          }
-          return { column: itemColumn[input.kind], value: row.id }
-        })
+          : sql`SELECT m.id FROM monitors m WHERE m.id = ${ref}::uuid AND m.organization_id = ${orgId}::uuid`.pipe(Effect.flatMap(monitorsIdRows)))
+        if (row === undefined) {
+          return yield* new NotFound({ field: itemField[input.kind], message: `no ${input.kind} ${ref} visible to this organization` })
+        }
+        return { column: itemColumn[input.kind], value: row.id }
+      })
 
       const addItem = Effect.fn("Stacks.addItem")(function*(principal: Principal, id: string, input: StackItemAdd) {
         yield* requirePermission(principal, "content.write")

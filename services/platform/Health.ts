@@ -1,4 +1,4 @@
-import { Context, Duration, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { Bus } from "./Bus.ts"
 import { ClickHouse } from "./ClickHouse.ts"
@@ -23,15 +23,14 @@ export type HealthReport = typeof HealthReport.Type
 
 const timeout = Duration.seconds(3)
 
-const probe = <E>(backend: string, target: string, check: Effect.Effect<unknown, E>) =>
-  Effect.gen(function*() {
-    const started = performance.now()
-    const result = yield* check.pipe(Effect.timeout(timeout), Effect.result)
-    const latency_ms = Math.round((performance.now() - started) * 10) / 10
-    return result._tag === "Success"
-      ? { status: "up", backend, target, latency_ms } satisfies StoreHealth
-      : { status: "down", backend, target, latency_ms, error: describe(result.failure) } satisfies StoreHealth
-  })
+const probe = Effect.fn("Health.probe")(function*<E>(backend: string, target: string, check: Effect.Effect<unknown, E>) {
+  const started = performance.now()
+  const result = yield* check.pipe(Effect.timeout(timeout), Effect.result)
+  const latency_ms = Math.round((performance.now() - started) * 10) / 10
+  return result._tag === "Success"
+    ? { status: "up", backend, target, latency_ms } satisfies StoreHealth
+    : { status: "down", backend, target, latency_ms, error: describe(result.failure) } satisfies StoreHealth
+})
 
 const describe = (error: unknown): string => {
   const cause = (error as { cause?: unknown })?.cause
@@ -52,7 +51,7 @@ export class Health extends Context.Service<Health, {
         const pg = yield* PostgresBackend
         const ch = yield* ClickHouse
         const bus = yield* Bus
-        const started = Date.now()
+        const started = yield* Clock.currentTimeMillis
         const check = Effect.gen(function*() {
           const [postgres, clickhouse, busHealth] = yield* Effect.all([
             probe(pg.kind, pg.target, sql`SELECT 1`),
@@ -63,7 +62,7 @@ export class Health extends Context.Service<Health, {
           return {
             status: allUp ? "ok" : "degraded",
             version,
-            uptime_s: Math.round((Date.now() - started) / 1000),
+            uptime_s: Math.round(((yield* Clock.currentTimeMillis) - started) / 1000),
             stores: { postgres, clickhouse, bus: busHealth }
           } satisfies HealthReport
         })

@@ -1,4 +1,4 @@
-import { Cause, Config, Context, Effect, Layer, Option, Queue, Schema } from "effect"
+import { Cause, Clock, Config, Context, Effect, Layer, Option, Queue, Schema } from "effect"
 import * as Path from "node:path"
 import { type MonitorDelta, MonitorEvent, type SourceDelta, StatusEvent } from "../domain/Event.ts"
 import { MonitorState } from "../domain/Monitor.ts"
@@ -203,57 +203,55 @@ export class Publisher extends Context.Service<Publisher, {
       /** Steps already applied of changes not yet shifted (a change after a failed one may be complete). */
       const progress = new WeakMap<PendingChange, number>()
       const subjectOf = (change: PendingChange) => (change.kind === "source" ? `s:${change.key}` : `m:${change.check.id}`)
-      const apply = (change: PendingChange) =>
-        Effect.gen(function*() {
-          const steps = stepsOf(change)
-          for (let done = progress.get(change) ?? 0; done < steps.length; done++) {
-            const step = yield* steps[done]!.pipe(Effect.exit)
-            if (step._tag === "Failure") {
-              progress.set(change, done)
-              return step.cause
-            }
+      const apply = Effect.fnUntraced(function*(change: PendingChange) {
+        const steps = stepsOf(change)
+        for (let done = progress.get(change) ?? 0; done < steps.length; done++) {
+          const step = yield* steps[done]!.pipe(Effect.exit)
+          if (step._tag === "Failure") {
+            progress.set(change, done)
+            return step.cause
           }
-          progress.set(change, steps.length)
-          return undefined
-        })
+        }
+        progress.set(change, steps.length)
+        return undefined
+      })
       let attempt = 0
       let heldSince = 0
       let lastReport = 0
-      const recovered = (now: number) =>
-        Effect.gen(function*() {
-          if (failingSince === null) return
+      const recovered = Effect.gen(function*() {
+        if (failingSince === null) return
+        const now = yield* Clock.currentTimeMillis
+        const size = queue.size()
+        yield* Effect.logInfo("bus is back: handing over held changes").pipe(
+          Effect.annotateLogs({ down_ms: now - failingSince, waiting: size.memory + size.spilled })
+        )
+        failingSince = null
+        attempt = 0
+      })
+      const refused = Effect.fnUntraced(function*(cause: Cause.Cause<unknown>) {
+        const now = yield* Clock.currentTimeMillis
+        if (failingSince === null) {
+          failingSince = now
+          heldSince = now
+          lastReport = now
+          yield* Effect.logWarning("bus unavailable: holding changes until it returns", cause)
+        } else if (now - lastReport >= 30_000) {
+          lastReport = now
           const size = queue.size()
-          yield* Effect.logInfo("bus is back: handing over held changes").pipe(
-            Effect.annotateLogs({ down_ms: now - failingSince, waiting: size.memory + size.spilled })
+          yield* Effect.logWarning("bus still unavailable", Cause.squash(cause)).pipe(
+            Effect.annotateLogs({ down_ms: now - heldSince, waiting: size.memory + size.spilled })
           )
-          failingSince = null
-          attempt = 0
-        })
-      const refused = (cause: Cause.Cause<unknown>) =>
-        Effect.gen(function*() {
-          const now = Date.now()
-          if (failingSince === null) {
-            failingSince = now
-            heldSince = now
-            lastReport = now
-            yield* Effect.logWarning("bus unavailable: holding changes until it returns", cause)
-          } else if (now - lastReport >= 30_000) {
-            lastReport = now
-            const size = queue.size()
-            yield* Effect.logWarning("bus still unavailable", Cause.squash(cause)).pipe(
-              Effect.annotateLogs({ down_ms: now - heldSince, waiting: size.memory + size.spilled })
-            )
-          }
-          attempt += 1
-          yield* Effect.sleep(Math.min(100 * 2 ** Math.min(attempt - 1, 10), options.retryMaxMs))
-        })
+        }
+        attempt += 1
+        yield* Effect.sleep(Math.min(100 * 2 ** Math.min(attempt - 1, 10), options.retryMaxMs))
+      })
       const drainOnce = Effect.gen(function*() {
         const oldest = yield* queue.peek(drainBatch)
         if (oldest.length === 0) {
           if (touches.size + lives.size > 0) {
             const ok = yield* writeTouches
             if (!ok) return yield* refused(Cause.fail("unchanged checks not written"))
-            yield* recovered(Date.now())
+            yield* recovered
           }
           yield* Queue.take(wake).pipe(Effect.timeoutOption("1 second"))
           return
@@ -271,7 +269,7 @@ export class Publisher extends Context.Service<Publisher, {
         yield* queue.shift(applied === -1 ? batch.length : applied)
         const failure = failures.find((cause) => cause !== undefined)
         if (failure !== undefined) return yield* refused(failure)
-        yield* recovered(Date.now())
+        yield* recovered
       })
       yield* drainOnce.pipe(
         Effect.catchCause((cause) => Effect.logError("hand-over failed", cause).pipe(Effect.andThen(Effect.sleep("1 second")))),

@@ -70,29 +70,28 @@ export class MonitorStore extends Context.Service<MonitorStore, {
       const sql = yield* SqlClient
       const box = yield* SecretBox
 
-      const toPolled = (row: MonitorRow) =>
-        Effect.gen(function*() {
-          const auth = row.auth_secret === null ? undefined : yield* box.open(row.auth_secret).pipe(
-            Effect.flatMap((json) => decodeAuth(json)),
-            Effect.mapError((e) => new Error(`monitor ${row.id}: stored credentials unreadable: ${e.message}`))
-          )
-          // Loaded monitors are never paused (the query leaves those out).
-          const settings = settingsOfRow(row, auth)
-          return {
-            id: row.id,
-            organization_id: row.organization_id,
-            settings,
-            version: row.updated_at.toISOString(),
-            state: {
-              state: row.state,
-              consecutive_failures: row.consecutive_failures,
-              last_ssl_threshold_notified: row.ssl_notified_days,
-              last_changed_at: iso(row.last_changed_at),
-              last_checked_at: iso(row.last_checked_at),
-              last_error: row.last_error
-            }
-          } satisfies PolledMonitor
-        })
+      const toPolled = Effect.fnUntraced(function*(row: MonitorRow) {
+        const auth = row.auth_secret === null ? undefined : yield* box.open(row.auth_secret).pipe(
+          Effect.flatMap((json) => decodeAuth(json)),
+          Effect.mapError((e) => new Error(`monitor ${row.id}: stored credentials unreadable: ${e.message}`))
+        )
+        // Loaded monitors are never paused (the query leaves those out).
+        const settings = settingsOfRow(row, auth)
+        return {
+          id: row.id,
+          organization_id: row.organization_id,
+          settings,
+          version: row.updated_at.toISOString(),
+          state: {
+            state: row.state,
+            consecutive_failures: row.consecutive_failures,
+            last_ssl_threshold_notified: row.ssl_notified_days,
+            last_changed_at: iso(row.last_changed_at),
+            last_checked_at: iso(row.last_checked_at),
+            last_error: row.last_error
+          }
+        } satisfies PolledMonitor
+      })
 
       const decodeAll = (rows: ReadonlyArray<unknown>) =>
         decodeMonitors(rows).pipe(

@@ -136,15 +136,14 @@ export class SourceStore extends Context.Service<SourceStore, {
             WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
       const decodeObservation = Schema.decodeUnknownEffect(Observation)
-      const loadObservations = (ids: ReadonlyArray<string>) =>
-        Effect.gen(function*() {
-          const found = new Map<string, Observation>()
-          if (ids.length === 0) return found
-          const rows = yield* sql`
+      const loadObservations = Effect.fn("SourceStore.loadObservations")(function*(ids: ReadonlyArray<string>) {
+        const found = new Map<string, Observation>()
+        if (ids.length === 0) return found
+        const rows = yield* sql`
             SELECT source_id, jsonb_build_object('snapshot', snapshot, 'since', since) AS observation
             FROM source_observations WHERE source_id = ANY(${ids}::uuid[])`.pipe(Effect.flatMap(decodeObservationRows), Effect.orDie)
-          const missing = ids.filter((id) => !rows.some((r) => r.source_id === id))
-          const rebuilt = missing.length === 0 ? [] : yield* sql`
+        const missing = ids.filter((id) => !rows.some((r) => r.source_id === id))
+        const rebuilt = missing.length === 0 ? [] : yield* sql`
             SELECT s.id AS source_id, jsonb_build_object(
               'snapshot', jsonb_build_object(
                 'provider', coalesce(s.provider_type, ''), 'status', s.status, 'reported_status', NULL,
@@ -166,27 +165,26 @@ export class SourceStore extends Context.Service<SourceStore, {
                   FROM components c WHERE c.source_id = s.id))) AS observation
             FROM sources s
             WHERE s.id = ANY(${missing}::uuid[]) AND EXISTS (SELECT 1 FROM components c WHERE c.source_id = s.id)`.pipe(Effect.flatMap(decodeObservationRows),
-            Effect.orDie
+          Effect.orDie
+        )
+        for (const row of [...rows, ...rebuilt]) {
+          const decoded = yield* decodeObservation(row.observation).pipe(Effect.result)
+          if (decoded._tag === "Success") found.set(row.source_id, decoded.success)
+          else yield* Effect.logWarning("saved observation unreadable, first snapshot compared with nothing").pipe(
+            Effect.annotateLogs({ source_id: row.source_id })
           )
-          for (const row of [...rows, ...rebuilt]) {
-            const decoded = yield* decodeObservation(row.observation).pipe(Effect.result)
-            if (decoded._tag === "Success") found.set(row.source_id, decoded.success)
-            else yield* Effect.logWarning("saved observation unreadable, first snapshot compared with nothing").pipe(
-              Effect.annotateLogs({ source_id: row.source_id })
-            )
-          }
-          return found
-        })
+        }
+        return found
+      })
 
       // Every statement below covers the whole batch (arrays bound as parameters and unnested), so a
       // batch of 200 changes costs the same dozen statements as one: the poller writes thousands.
-      const applyBatch = (changes: ReadonlyArray<SnapshotChange>) =>
-        Effect.gen(function*() {
-          const sourceIds = changes.map((c) => c.source.id)
+      const applyBatch = Effect.fn("SourceStore.applyBatch")(function*(changes: ReadonlyArray<SnapshotChange>) {
+        const sourceIds = changes.map((c) => c.source.id)
 
-          // Status and counts; per-region status; reliability (services/api/README.md): a curated catalog
-          // source read in a known format is verified, and has history once an incident is on record.
-          yield* sql`
+        // Status and counts; per-region status; reliability (services/api/README.md): a curated catalog
+        // source read in a known format is verified, and has history once an incident is on record.
+        yield* sql`
             UPDATE sources AS s SET status = v.status, components_count = v.leaves::int, incidents_count = v.open::int,
               last_changed_at = CASE WHEN s.status <> v.status THEN v.at::timestamptz ELSE s.last_changed_at END,
               region_statuses = v.regions::jsonb,
@@ -202,11 +200,11 @@ export class SourceStore extends Context.Service<SourceStore, {
                  AS v(id, status, leaves, open, at, regions, incidents)
             WHERE s.id = v.id`
 
-          const components = changes.flatMap(({ source, snapshot, at }) =>
-            uniqueById(snapshot.components).map((c) => ({ source: source.id, c, at: at.toISOString() }))
-          )
-          const componentIds = byPair(
-            components.length === 0 ? [] : yield* sql`
+        const components = changes.flatMap(({ source, snapshot, at }) =>
+          uniqueById(snapshot.components).map((c) => ({ source: source.id, c, at: at.toISOString() }))
+        )
+        const componentIds = byPair(
+          components.length === 0 ? [] : yield* sql`
               INSERT INTO components AS c (source_id, external_id, name, description, status, is_group, region, position,
                                            last_changed_at)
               SELECT source_id, external_id, name, description, status, is_group::boolean, NULLIF(region, ''), position::int,
@@ -225,30 +223,30 @@ export class SourceStore extends Context.Service<SourceStore, {
                                        ELSE c.last_changed_at END,
                 status = EXCLUDED.status
               RETURNING id, source_id, external_id`.pipe(Effect.flatMap(decodeRecordIds))
+        )
+        if (components.length > 0) {
+          const ids = components.map((x) => componentIds.get(pair(x.source, x.c.id))!)
+          const parents = components.map((x) =>
+            x.c.parent_id === null ? "" : componentIds.get(pair(x.source, x.c.parent_id)) ?? ""
           )
-          if (components.length > 0) {
-            const ids = components.map((x) => componentIds.get(pair(x.source, x.c.id))!)
-            const parents = components.map((x) =>
-              x.c.parent_id === null ? "" : componentIds.get(pair(x.source, x.c.parent_id)) ?? ""
-            )
-            yield* sql`
+          yield* sql`
               UPDATE components AS c SET parent_id = NULLIF(v.parent, '')::uuid
               FROM unnest(${ids}::uuid[], ${parents}::text[]) AS v(id, parent)
               WHERE c.id = v.id AND c.parent_id IS DISTINCT FROM NULLIF(v.parent, '')::uuid`
-          }
-          yield* sql`
+        }
+        yield* sql`
             DELETE FROM components AS c WHERE c.source_id = ANY(${sourceIds}::uuid[])
               AND NOT EXISTS (SELECT 1 FROM unnest(${components.map((x) => x.source)}::uuid[], ${components.map((x) => x.c.id)}::text[])
                               AS l(source_id, external_id)
                               WHERE l.source_id = c.source_id AND l.external_id = c.external_id)`
 
-          const incidents = changes.flatMap(({ source, snapshot }) =>
-            uniqueById(snapshot.incidents)
-              .filter((i) => isTimestamp(i.created_at) && isTimestamp(i.updated_at) && (i.resolved_at === null || isTimestamp(i.resolved_at)))
-              .map((i) => ({ source: source.id, i }))
-          )
-          const incidentIds = byPair(
-            incidents.length === 0 ? [] : yield* sql`
+        const incidents = changes.flatMap(({ source, snapshot }) =>
+          uniqueById(snapshot.incidents)
+            .filter((i) => isTimestamp(i.created_at) && isTimestamp(i.updated_at) && (i.resolved_at === null || isTimestamp(i.resolved_at)))
+            .map((i) => ({ source: source.id, i }))
+        )
+        const incidentIds = byPair(
+          incidents.length === 0 ? [] : yield* sql`
               INSERT INTO incidents (source_id, external_id, title, status, impact, url, region, update_count, started_at,
                                      updated_at, resolved_at)
               SELECT source_id, external_id, title, status, impact, NULLIF(url, ''), NULLIF(region, ''), update_count::int,
@@ -268,19 +266,19 @@ export class SourceStore extends Context.Service<SourceStore, {
                 region = EXCLUDED.region, update_count = EXCLUDED.update_count, updated_at = EXCLUDED.updated_at,
                 resolved_at = EXCLUDED.resolved_at
               RETURNING id, source_id, external_id`.pipe(Effect.flatMap(decodeRecordIds))
+        )
+        if (incidents.length > 0) {
+          yield* linkComponents("incident_components", "incident_id", incidents.map((x) => ({
+            owner: incidentIds.get(pair(x.source, x.i.id))!,
+            components: x.i.components.flatMap((id) => componentIds.get(pair(x.source, id)) ?? [])
+          })))
+          // Updates stay once recorded (a provider may trim its list); a changed one is rewritten.
+          const updates = incidents.flatMap((x) =>
+            uniqueById((x.i.updates ?? []).filter((u) => isTimestamp(u.created_at)))
+              .map((u) => ({ incident: incidentIds.get(pair(x.source, x.i.id))!, u }))
           )
-          if (incidents.length > 0) {
-            yield* linkComponents("incident_components", "incident_id", incidents.map((x) => ({
-              owner: incidentIds.get(pair(x.source, x.i.id))!,
-              components: x.i.components.flatMap((id) => componentIds.get(pair(x.source, id)) ?? [])
-            })))
-            // Updates stay once recorded (a provider may trim its list); a changed one is rewritten.
-            const updates = incidents.flatMap((x) =>
-              uniqueById((x.i.updates ?? []).filter((u) => isTimestamp(u.created_at)))
-                .map((u) => ({ incident: incidentIds.get(pair(x.source, x.i.id))!, u }))
-            )
-            if (updates.length > 0) {
-              yield* sql`
+          if (updates.length > 0) {
+            yield* sql`
                 INSERT INTO incident_updates AS u (incident_id, external_id, status, body, created_at)
                 SELECT incident_id, external_id, status, body, created_at::timestamptz
                 FROM unnest(${updates.map((x) => x.incident)}::uuid[], ${updates.map((x) => x.u.id)}::text[],
@@ -290,11 +288,11 @@ export class SourceStore extends Context.Service<SourceStore, {
                 ON CONFLICT (incident_id, external_id) DO UPDATE SET
                   status = EXCLUDED.status, body = EXCLUDED.body, created_at = EXCLUDED.created_at
                 WHERE (u.status, u.body, u.created_at) IS DISTINCT FROM (EXCLUDED.status, EXCLUDED.body, EXCLUDED.created_at)`
-            }
           }
-          // Open incidents the provider no longer lists are over.
-          const listedIncidents = changes.flatMap(({ source, snapshot }) => snapshot.incidents.map((i) => ({ source: source.id, id: i.id })))
-          yield* sql`
+        }
+        // Open incidents the provider no longer lists are over.
+        const listedIncidents = changes.flatMap(({ source, snapshot }) => snapshot.incidents.map((i) => ({ source: source.id, id: i.id })))
+        yield* sql`
             UPDATE incidents AS i SET resolved_at = greatest(v.at::timestamptz, i.started_at), status = 'resolved'
             FROM unnest(${sourceIds}::uuid[], ${changes.map((c) => c.at.toISOString())}::text[]) AS v(source_id, at)
             WHERE i.source_id = v.source_id AND i.resolved_at IS NULL
@@ -302,13 +300,13 @@ export class SourceStore extends Context.Service<SourceStore, {
                                                    ${listedIncidents.map((x) => x.id)}::text[]) AS l(source_id, external_id)
                               WHERE l.source_id = i.source_id AND l.external_id = i.external_id)`
 
-          const maintenances = changes.flatMap(({ source, snapshot }) =>
-            uniqueById(snapshot.maintenances)
-              .filter((m) => isTimestamp(m.scheduled_for) && (m.scheduled_until === null || isTimestamp(m.scheduled_until)))
-              .map((m) => ({ source: source.id, m }))
-          )
-          if (maintenances.length > 0) {
-            const maintenanceIds = byPair(yield* sql`
+        const maintenances = changes.flatMap(({ source, snapshot }) =>
+          uniqueById(snapshot.maintenances)
+            .filter((m) => isTimestamp(m.scheduled_for) && (m.scheduled_until === null || isTimestamp(m.scheduled_until)))
+            .map((m) => ({ source: source.id, m }))
+        )
+        if (maintenances.length > 0) {
+          const maintenanceIds = byPair(yield* sql`
               INSERT INTO scheduled_maintenances (source_id, external_id, title, status, url, scheduled_for, scheduled_until)
               SELECT source_id, external_id, title, status, NULLIF(url, ''), scheduled_for::timestamptz,
                      -- An end before the start (a provider's typo) is clamped to the start, as resolutions are.
@@ -322,16 +320,16 @@ export class SourceStore extends Context.Service<SourceStore, {
                 title = EXCLUDED.title, status = EXCLUDED.status, url = EXCLUDED.url,
                 scheduled_for = EXCLUDED.scheduled_for, scheduled_until = EXCLUDED.scheduled_until, updated_at = now()
               RETURNING id, source_id, external_id`.pipe(Effect.flatMap(decodeRecordIds)))
-            yield* linkComponents("maintenance_components", "maintenance_id", maintenances.map((x) => ({
-              owner: maintenanceIds.get(pair(x.source, x.m.id))!,
-              components: x.m.components.flatMap((id) => componentIds.get(pair(x.source, id)) ?? [])
-            })))
-          }
-          // Maintenances the provider no longer lists are over: completed once their window had begun, else cancelled.
-          const listedMaintenances = changes.flatMap(({ source, snapshot }) =>
-            snapshot.maintenances.map((m) => ({ source: source.id, id: m.id }))
-          )
-          yield* sql`
+          yield* linkComponents("maintenance_components", "maintenance_id", maintenances.map((x) => ({
+            owner: maintenanceIds.get(pair(x.source, x.m.id))!,
+            components: x.m.components.flatMap((id) => componentIds.get(pair(x.source, id)) ?? [])
+          })))
+        }
+        // Maintenances the provider no longer lists are over: completed once their window had begun, else cancelled.
+        const listedMaintenances = changes.flatMap(({ source, snapshot }) =>
+          snapshot.maintenances.map((m) => ({ source: source.id, id: m.id }))
+        )
+        yield* sql`
             UPDATE scheduled_maintenances AS m
             SET status = CASE WHEN m.scheduled_for <= now() THEN 'completed' ELSE 'cancelled' END, updated_at = now()
             WHERE m.source_id = ANY(${sourceIds}::uuid[]) AND m.status IN ('scheduled', 'in_progress', 'verifying')
@@ -339,8 +337,8 @@ export class SourceStore extends Context.Service<SourceStore, {
                                                    ${listedMaintenances.map((x) => x.id)}::text[]) AS l(source_id, external_id)
                               WHERE l.source_id = m.source_id AND l.external_id = m.external_id)`
 
-          // What the next shard to run each source compares its first snapshot with.
-          yield* sql`
+        // What the next shard to run each source compares its first snapshot with.
+        yield* sql`
             INSERT INTO source_observations (source_id, snapshot, since, observed_at)
             SELECT source_id, snapshot::jsonb, since::jsonb, observed_at::timestamptz
             FROM unnest(${sourceIds}::uuid[], ${changes.map((c) => jsonbText(c.snapshot))}::text[],
@@ -348,7 +346,7 @@ export class SourceStore extends Context.Service<SourceStore, {
                  AS t(source_id, snapshot, since, observed_at)
             ON CONFLICT (source_id) DO UPDATE SET
               snapshot = EXCLUDED.snapshot, since = EXCLUDED.since, observed_at = EXCLUDED.observed_at`
-        })
+      })
 
       /**
        * Sets the affected components of each record (incident or maintenance) to the given ones, in one

@@ -136,200 +136,199 @@ const requestHeaders = {
  * when the scope closes. Time (timeouts, backoff, Retry-After budget) comes
  * from Effect's Clock, randomness (jitter) from Effect's Random.
  */
-const make = (options: UpstreamOptions = {}): Effect.Effect<Upstream["Service"], never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const timeoutMs = Math.max(1, options.timeoutMs ?? defaults.timeoutMs)
-    const retries = Math.max(0, options.retries ?? defaults.retries)
-    const backoffBaseMs = Math.max(0, options.backoffBaseMs ?? defaults.backoffBaseMs)
-    const backoffCapMs = Math.max(0, options.backoffCapMs ?? defaults.backoffCapMs)
-    const perHost = Math.max(1, options.perHostConcurrency ?? defaults.perHostConcurrency)
-    const maxBodyBytes = Math.max(0, options.maxBodyBytes ?? defaults.maxBodyBytes)
-    const keepAliveTimeoutMs = Math.max(1, options.keepAliveTimeoutMs ?? defaults.keepAliveTimeoutMs)
+const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {}): Effect.fn.Return<Upstream["Service"], never, Scope.Scope> {
+  const timeoutMs = Math.max(1, options.timeoutMs ?? defaults.timeoutMs)
+  const retries = Math.max(0, options.retries ?? defaults.retries)
+  const backoffBaseMs = Math.max(0, options.backoffBaseMs ?? defaults.backoffBaseMs)
+  const backoffCapMs = Math.max(0, options.backoffCapMs ?? defaults.backoffCapMs)
+  const perHost = Math.max(1, options.perHostConcurrency ?? defaults.perHostConcurrency)
+  const maxBodyBytes = Math.max(0, options.maxBodyBytes ?? defaults.maxBodyBytes)
+  const keepAliveTimeoutMs = Math.max(1, options.keepAliveTimeoutMs ?? defaults.keepAliveTimeoutMs)
 
-    const agentOptions = {
-      // More connections than requests allowed in flight per host would never be used.
-      connections: perHost,
-      pipelining: 1,
-      keepAliveTimeout: keepAliveTimeoutMs,
-      keepAliveMaxTimeout: Math.max(keepAliveTimeoutMs, 600_000),
-      connectTimeout: timeoutMs,
-      // Backstops only: each attempt's own timeout (below) covers headers and body together.
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs
+  const agentOptions = {
+    // More connections than requests allowed in flight per host would never be used.
+    connections: perHost,
+    pipelining: 1,
+    keepAliveTimeout: keepAliveTimeoutMs,
+    keepAliveMaxTimeout: Math.max(keepAliveTimeoutMs, 600_000),
+    connectTimeout: timeoutMs,
+    // Backstops only: each attempt's own timeout (below) covers headers and body together.
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs
+  }
+  const pool = (guard: GuardPolicy | undefined) =>
+    Effect.acquireRelease(
+      Effect.sync(() => outboundAgent({ ...agentOptions, guard })),
+      // close() lets requests in flight finish; past a few seconds, cut them off.
+      (agent: Agent) =>
+        Effect.promise(() => agent.close().catch(() => undefined)).pipe(
+          Effect.timeoutOrElse({ duration: 5_000, orElse: () => Effect.promise(() => agent.destroy().catch(() => undefined)) })
+        )
+    )
+  const maxRedirections = options.maxRedirects ?? defaults.maxRedirects
+  // Two pools: the operator's URLs, and organizations' URLs whose every connection (each redirect hop too) is guarded.
+  const trusted = (yield* pool(undefined)).compose(interceptors.redirect({ maxRedirections }))
+  const guarded = (yield* pool({ rule: sourcesRule, ...(options.guard ?? { allowPrivate: false }) })).compose(interceptors.redirect({ maxRedirections }))
+
+  const validators = new ValidatorCache(options.maxRememberedUrls ?? defaults.maxRememberedUrls)
+  const counters = { requests: 0, notModified: 0, retries: 0, failures: 0, inFlight: 0 }
+
+  // One semaphore per hostname with a call waiting or in flight; dropped when its last user leaves,
+  // so the map never holds more hosts than there are concurrent attempts.
+  const hosts = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
+  const withHostSlot = <A, E>(hostname: string, effect: Effect.Effect<A, E>) =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => {
+        let slot = hosts.get(hostname)
+        if (slot === undefined) {
+          slot = { semaphore: Semaphore.makeUnsafe(perHost), users: 0 }
+          hosts.set(hostname, slot)
+        }
+        slot.users++
+        return slot
+      }),
+      (slot) => slot.semaphore.withPermit(effect),
+      (slot) =>
+        Effect.sync(() => {
+          slot.users--
+          if (slot.users === 0 && hosts.get(hostname) === slot) hosts.delete(hostname)
+        })
+    )
+
+  /** One attempt; `retryDelay` decides, from a 5xx/429's Retry-After, whether to retry instead of reading the body. */
+  const attempt = (
+    dispatcher: typeof trusted,
+    target: URL,
+    headers: Readonly<Record<string, string>>,
+    attemptTimeoutMs: number,
+    retryDelay: (retryAfter: string | undefined) => Effect.Effect<number | undefined>
+  ): Effect.Effect<Outcome, AttemptError> => {
+    const fail = (error: unknown) => attemptError(error, attemptTimeoutMs, timeoutMs)
+    return Effect.gen(function*() {
+      // Aborted when the attempt ends or is interrupted (timeout): undici then destroys an unread body.
+      const signal = yield* Effect.abortSignal
+      const response = yield* Effect.tryPromise({
+        try: () =>
+          dispatcher.request({
+            origin: target.origin,
+            path: target.pathname + target.search,
+            method: "GET",
+            headers,
+            signal,
+            headersTimeout: attemptTimeoutMs,
+            bodyTimeout: attemptTimeoutMs
+          }),
+        catch: fail
+      })
+      const status = response.statusCode
+      const discard = Effect.promise(() => response.body.dump({ limit: 64 * 1024 }).catch(() => null))
+      if (status === 304) {
+        yield* discard
+        return { _tag: "NotModified", headers: response.headers } satisfies Outcome
+      }
+      if (isRetryableStatus(status)) {
+        const delayMs = yield* retryDelay(header(response.headers, "retry-after"))
+        if (delayMs !== undefined) {
+          yield* discard
+          return { _tag: "Retry", delayMs } satisfies Outcome
+        }
+      }
+      if (Number(header(response.headers, "content-length") ?? 0) > maxBodyBytes) return yield* fail(bodyTooLarge())
+      const raw = yield* Effect.tryPromise({ try: () => readBody(response.body, maxBodyBytes), catch: fail })
+      const body = yield* Effect.tryPromise({
+        try: () => decodeBody(header(response.headers, "content-encoding") ?? "", raw, maxBodyBytes),
+        catch: fail
+      })
+      return { _tag: "Answer", status, headers: response.headers, body } satisfies Outcome
+    }).pipe(
+      Effect.scoped,
+      Effect.timeoutOrElse({
+        duration: attemptTimeoutMs,
+        orElse: () => Effect.fail(new AttemptError({ message: `timeout after ${attemptTimeoutMs} ms`, retryable: true }))
+      })
+    )
+  }
+
+  const run = Effect.fn("Upstream.get")(function*(url: string, getOptions: GetOptions | undefined) {
+    const attemptTimeoutMs = Math.max(1, getOptions?.timeoutMs ?? timeoutMs)
+    // Bounds the only open-ended wait, Retry-After: one is honoured only if it ends within this.
+    const budgetMs = attemptTimeoutMs * (retries + 1)
+    const target = parseTarget(url)
+    if (typeof target === "string") {
+      counters.failures++
+      return { _tag: "Failed", error: target, latencyMs: 0, attempts: 0 } satisfies Failed
     }
-    const pool = (guard: GuardPolicy | undefined) =>
-      Effect.acquireRelease(
-        Effect.sync(() => outboundAgent({ ...agentOptions, guard })),
-        // close() lets requests in flight finish; past a few seconds, cut them off.
-        (agent: Agent) =>
-          Effect.promise(() => agent.close().catch(() => undefined)).pipe(
-            Effect.timeoutOrElse({ duration: 5_000, orElse: () => Effect.promise(() => agent.destroy().catch(() => undefined)) })
-          )
+    const sent = { ...requestHeaders, ...(getOptions?.conditional === false ? {} : conditionalHeaders(validators.get(url))) }
+    const startedAt = yield* Clock.currentTimeMillis
+
+    // Undefined: no retry (none left, or Retry-After beyond the budget).
+    const retryDelay = (attempts: number) => (retryAfter: string | undefined) =>
+      Effect.gen(function*() {
+        if (attempts > retries) return undefined
+        const now = yield* Clock.currentTimeMillis
+        const after = retryAfterMs(retryAfter, now)
+        if (after !== undefined) return after <= budgetMs - (now - startedAt) ? after : undefined
+        return backoffDelayMs(attempts, backoffBaseMs, backoffCapMs, yield* Random.next)
+      })
+
+    let attempts = 0
+    while (true) {
+      attempts++
+      const { result, latencyMs } = yield* withHostSlot(
+        target.hostname,
+        timed(attempt(getOptions?.trusted === true ? trusted : guarded, target, sent, attemptTimeoutMs, retryDelay(attempts)).pipe(Effect.result))
       )
-    const maxRedirections = options.maxRedirects ?? defaults.maxRedirects
-    // Two pools: the operator's URLs, and organizations' URLs whose every connection (each redirect hop too) is guarded.
-    const trusted = (yield* pool(undefined)).compose(interceptors.redirect({ maxRedirections }))
-    const guarded = (yield* pool({ rule: sourcesRule, ...(options.guard ?? { allowPrivate: false }) })).compose(interceptors.redirect({ maxRedirections }))
+      if (result._tag === "Failure") {
+        const delayMs = result.failure.retryable ? yield* retryDelay(attempts)(undefined) : undefined
+        if (delayMs !== undefined) {
+          counters.retries++
+          yield* Effect.sleep(delayMs)
+          continue
+        }
+        counters.failures++
+        return { _tag: "Failed", error: result.failure.message, latencyMs, attempts } satisfies Failed
+      }
+      const outcome = result.success
+      switch (outcome._tag) {
+        case "Retry":
+          counters.retries++
+          yield* Effect.sleep(outcome.delayMs)
+          continue
+        case "NotModified":
+          counters.notModified++
+          // A 304 may carry updated validators; either way it refreshes the URL's place in the cache.
+          validators.set(url, validatorsOf(outcome.headers, validators.get(url)))
+          return { _tag: "NotModified", latencyMs, attempts } satisfies NotModified
+        case "Answer":
+          if (outcome.status >= 200 && outcome.status < 300) validators.set(url, validatorsOf(outcome.headers))
+          return {
+            _tag: "Fresh",
+            fetched: {
+              url,
+              status: outcome.status,
+              contentType: header(outcome.headers, "content-type") ?? "",
+              body: outcome.body
+            },
+            latencyMs,
+            attempts
+          } satisfies Fresh
+      }
+    }
+  })
 
-    const validators = new ValidatorCache(options.maxRememberedUrls ?? defaults.maxRememberedUrls)
-    const counters = { requests: 0, notModified: 0, retries: 0, failures: 0, inFlight: 0 }
-
-    // One semaphore per hostname with a call waiting or in flight; dropped when its last user leaves,
-    // so the map never holds more hosts than there are concurrent attempts.
-    const hosts = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
-    const withHostSlot = <A, E>(hostname: string, effect: Effect.Effect<A, E>) =>
+  return Upstream.of({
+    get: (url, getOptions) =>
       Effect.acquireUseRelease(
         Effect.sync(() => {
-          let slot = hosts.get(hostname)
-          if (slot === undefined) {
-            slot = { semaphore: Semaphore.makeUnsafe(perHost), users: 0 }
-            hosts.set(hostname, slot)
-          }
-          slot.users++
-          return slot
+          counters.requests++
+          counters.inFlight++
         }),
-        (slot) => slot.semaphore.withPermit(effect),
-        (slot) =>
-          Effect.sync(() => {
-            slot.users--
-            if (slot.users === 0 && hosts.get(hostname) === slot) hosts.delete(hostname)
-          })
-      )
-
-    /** One attempt; `retryDelay` decides, from a 5xx/429's Retry-After, whether to retry instead of reading the body. */
-    const attempt = (
-      dispatcher: typeof trusted,
-      target: URL,
-      headers: Readonly<Record<string, string>>,
-      attemptTimeoutMs: number,
-      retryDelay: (retryAfter: string | undefined) => Effect.Effect<number | undefined>
-    ): Effect.Effect<Outcome, AttemptError> => {
-      const fail = (error: unknown) => attemptError(error, attemptTimeoutMs, timeoutMs)
-      return Effect.gen(function*() {
-        // Aborted when the attempt ends or is interrupted (timeout): undici then destroys an unread body.
-        const signal = yield* Effect.abortSignal
-        const response = yield* Effect.tryPromise({
-          try: () =>
-            dispatcher.request({
-              origin: target.origin,
-              path: target.pathname + target.search,
-              method: "GET",
-              headers,
-              signal,
-              headersTimeout: attemptTimeoutMs,
-              bodyTimeout: attemptTimeoutMs
-            }),
-          catch: fail
-        })
-        const status = response.statusCode
-        const discard = Effect.promise(() => response.body.dump({ limit: 64 * 1024 }).catch(() => null))
-        if (status === 304) {
-          yield* discard
-          return { _tag: "NotModified", headers: response.headers } satisfies Outcome
-        }
-        if (isRetryableStatus(status)) {
-          const delayMs = yield* retryDelay(header(response.headers, "retry-after"))
-          if (delayMs !== undefined) {
-            yield* discard
-            return { _tag: "Retry", delayMs } satisfies Outcome
-          }
-        }
-        if (Number(header(response.headers, "content-length") ?? 0) > maxBodyBytes) return yield* fail(bodyTooLarge())
-        const raw = yield* Effect.tryPromise({ try: () => readBody(response.body, maxBodyBytes), catch: fail })
-        const body = yield* Effect.tryPromise({
-          try: () => decodeBody(header(response.headers, "content-encoding") ?? "", raw, maxBodyBytes),
-          catch: fail
-        })
-        return { _tag: "Answer", status, headers: response.headers, body } satisfies Outcome
-      }).pipe(
-        Effect.scoped,
-        Effect.timeoutOrElse({
-          duration: attemptTimeoutMs,
-          orElse: () => Effect.fail(new AttemptError({ message: `timeout after ${attemptTimeoutMs} ms`, retryable: true }))
-        })
-      )
-    }
-
-    const run = Effect.fn("Upstream.get")(function*(url: string, getOptions: GetOptions | undefined) {
-      const attemptTimeoutMs = Math.max(1, getOptions?.timeoutMs ?? timeoutMs)
-      // Bounds the only open-ended wait, Retry-After: one is honoured only if it ends within this.
-      const budgetMs = attemptTimeoutMs * (retries + 1)
-      const target = parseTarget(url)
-      if (typeof target === "string") {
-        counters.failures++
-        return { _tag: "Failed", error: target, latencyMs: 0, attempts: 0 } satisfies Failed
-      }
-      const sent = { ...requestHeaders, ...(getOptions?.conditional === false ? {} : conditionalHeaders(validators.get(url))) }
-      const startedAt = yield* Clock.currentTimeMillis
-
-      // Undefined: no retry (none left, or Retry-After beyond the budget).
-      const retryDelay = (attempts: number) => (retryAfter: string | undefined) =>
-        Effect.gen(function*() {
-          if (attempts > retries) return undefined
-          const now = yield* Clock.currentTimeMillis
-          const after = retryAfterMs(retryAfter, now)
-          if (after !== undefined) return after <= budgetMs - (now - startedAt) ? after : undefined
-          return backoffDelayMs(attempts, backoffBaseMs, backoffCapMs, yield* Random.next)
-        })
-
-      let attempts = 0
-      while (true) {
-        attempts++
-        const { result, latencyMs } = yield* withHostSlot(
-          target.hostname,
-          timed(attempt(getOptions?.trusted === true ? trusted : guarded, target, sent, attemptTimeoutMs, retryDelay(attempts)).pipe(Effect.result))
-        )
-        if (result._tag === "Failure") {
-          const delayMs = result.failure.retryable ? yield* retryDelay(attempts)(undefined) : undefined
-          if (delayMs !== undefined) {
-            counters.retries++
-            yield* Effect.sleep(delayMs)
-            continue
-          }
-          counters.failures++
-          return { _tag: "Failed", error: result.failure.message, latencyMs, attempts } satisfies Failed
-        }
-        const outcome = result.success
-        switch (outcome._tag) {
-          case "Retry":
-            counters.retries++
-            yield* Effect.sleep(outcome.delayMs)
-            continue
-          case "NotModified":
-            counters.notModified++
-            // A 304 may carry updated validators; either way it refreshes the URL's place in the cache.
-            validators.set(url, validatorsOf(outcome.headers, validators.get(url)))
-            return { _tag: "NotModified", latencyMs, attempts } satisfies NotModified
-          case "Answer":
-            if (outcome.status >= 200 && outcome.status < 300) validators.set(url, validatorsOf(outcome.headers))
-            return {
-              _tag: "Fresh",
-              fetched: {
-                url,
-                status: outcome.status,
-                contentType: header(outcome.headers, "content-type") ?? "",
-                body: outcome.body
-              },
-              latencyMs,
-              attempts
-            } satisfies Fresh
-        }
-      }
-    })
-
-    return Upstream.of({
-      get: (url, getOptions) =>
-        Effect.acquireUseRelease(
-          Effect.sync(() => {
-            counters.requests++
-            counters.inFlight++
-          }),
-          (): Effect.Effect<UpstreamResult> => run(url, getOptions),
-          () => Effect.sync(() => void counters.inFlight--)
-        ),
-      stats: Effect.sync((): UpstreamStats => ({ ...counters }))
-    })
+        (): Effect.Effect<UpstreamResult> => run(url, getOptions),
+        () => Effect.sync(() => void counters.inFlight--)
+      ),
+    stats: Effect.sync((): UpstreamStats => ({ ...counters }))
   })
+})
 
 /**
  * The poller's HTTP client for upstream status pages. A broken upstream is
@@ -402,13 +401,12 @@ const validatorsOf = (headers: IncomingHttpHeaders, previous?: Validators): Vali
 }
 
 /** Runs `effect` and reports how long it took, in milliseconds to 0.1 ms, on Effect's monotonic clock. */
-const timed = <A, E>(effect: Effect.Effect<A, E>) =>
-  Effect.gen(function*() {
-    const start = yield* Clock.monotonicTimeNanos
-    const result = yield* effect
-    const end = yield* Clock.monotonicTimeNanos
-    return { result, latencyMs: Math.round(Number(end - start) / 100_000) / 10 }
-  })
+const timed = Effect.fnUntraced(function*<A, E>(effect: Effect.Effect<A, E>) {
+  const start = yield* Clock.monotonicTimeNanos
+  const result = yield* effect
+  const end = yield* Clock.monotonicTimeNanos
+  return { result, latencyMs: Math.round(Number(end - start) / 100_000) / 10 }
+})
 
 const refusalMessage = (error: unknown): string => {
   for (let e: unknown = error; e instanceof Error; e = e.cause) {

@@ -19,14 +19,14 @@ export const MonitorRecord = Schema.Struct({
 }).annotate({ identifier: "Monitor" })
 export type MonitorRecord = typeof MonitorRecord.Type
 
-/** A recommendation of the spec the settings do not follow: the monitor is saved anyway. */
+/** A recommended range (monitors/Validate.ts) the settings do not follow: the monitor is saved anyway. */
 export const MonitorWarning = Schema.Struct({
   field: Schema.String,
   message: Schema.String
 }).annotate({ identifier: "MonitorWarning" })
 export type MonitorWarning = typeof MonitorWarning.Type
 
-/** The answer of a create or update: the saved monitor and the spec's recommendations it does not follow. */
+/** The answer of a create or update: the saved monitor and the recommendations it does not follow. */
 export const MonitorSaved = Schema.Struct({
   ...MonitorRecord.fields,
   warnings: Schema.Array(MonitorWarning)

@@ -21,7 +21,7 @@ const UtcTimestamp = Schema.String.annotate({ format: "date-time" }).pipe(
   Schema.decodeTo(Schema.DateTimeUtc, SchemaTransformation.dateTimeUtcFromString)
 )
 
-/** Reliability indicators (spec: Source), our wire representation; services/api/README.md says how each is set. */
+/** Reliability indicators of a source, as sent on the wire; services/api/README.md says how each is set. */
 export const Reliability = Schema.Struct({
   verified: Schema.Boolean.annotate({
     description: "A curated catalog source (not synthetic, not custom) that the poller has read in a known provider format."

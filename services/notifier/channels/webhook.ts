@@ -6,7 +6,7 @@ import type { HttpOptions } from "./http.ts"
 import { settingsOf } from "./settings.ts"
 
 /**
- * Generic webhook: the spec's payload as JSON, signed (README "Verifying
+ * Generic webhook: the webhook payload as JSON, signed (README "Verifying
  * webhooks"). The body is serialized once and those exact bytes are both
  * signed and sent. GET and DELETE carry no body; their signatures are over
  * the empty string.

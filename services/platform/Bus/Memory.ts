@@ -1,5 +1,5 @@
-import { Effect, Layer, PubSub, Stream } from "effect"
-import { Bus, type StreamEntry } from "../Bus.ts"
+import { Clock, Effect, Layer, PubSub, Stream } from "effect"
+import { Bus, type ReadGroupOptions, type StreamEntry } from "../Bus.ts"
 
 interface Group {
   lastDelivered: string
@@ -37,14 +37,13 @@ export const layer = Layer.sync(
     const subscribers = new Map<string, number>()
     const streams = new Map<string, EventStream>()
 
-    const channel = (name: string) =>
-      Effect.gen(function*() {
-        const existing = channels.get(name)
-        if (existing) return existing
-        const created = yield* PubSub.unbounded<string>()
-        channels.set(name, created)
-        return created
-      })
+    const channel = Effect.fnUntraced(function*(name: string) {
+      const existing = channels.get(name)
+      if (existing) return existing
+      const created = yield* PubSub.unbounded<string>()
+      channels.set(name, created)
+      return created
+    })
 
     const stream = (name: string): EventStream => {
       let s = streams.get(name)
@@ -55,28 +54,25 @@ export const layer = Layer.sync(
       return s
     }
 
-    const deliver = (s: EventStream, group: Group, consumer: string, count: number): Array<StreamEntry> => {
+    const deliver = (s: EventStream, group: Group, consumer: string, count: number, now: number): Array<StreamEntry> => {
       const out: Array<StreamEntry> = []
       for (const entry of s.entries) {
         if (out.length >= count) break
         if (compareIds(entry.id, group.lastDelivered) <= 0) continue
         out.push(entry)
-        group.pending.set(entry.id, { consumer, at: Date.now() })
+        group.pending.set(entry.id, { consumer, at: now })
         group.lastDelivered = entry.id
       }
       return out
     }
 
+    /** Until an entry is added or `ms` pass on the Effect clock. */
     const waitForEntry = (s: EventStream, ms: number) =>
       Effect.callback<void>((resume) => {
         const wake = () => resume(Effect.void)
         s.waiters.add(wake)
-        const timer = setTimeout(wake, ms)
-        return Effect.sync(() => {
-          clearTimeout(timer)
-          s.waiters.delete(wake)
-        })
-      })
+        return Effect.sync(() => s.waiters.delete(wake))
+      }).pipe(Effect.timeoutOption(ms), Effect.asVoid)
 
     return Bus.of({
       kind: "memory",
@@ -102,37 +98,34 @@ export const layer = Layer.sync(
             streams.delete(k)
           }
         }),
-      publish: (name, message) =>
-        Effect.gen(function*() {
-          const receivers = subscribers.get(name) ?? 0
-          if (receivers > 0) yield* PubSub.publish(yield* channel(name), message)
-          return receivers
-        }),
-      subscribe: (name) =>
-        Effect.gen(function*() {
-          const subscription = yield* PubSub.subscribe(yield* channel(name))
-          yield* Effect.acquireRelease(
-            Effect.sync(() => subscribers.set(name, (subscribers.get(name) ?? 0) + 1)),
-            () => Effect.sync(() => subscribers.set(name, (subscribers.get(name) ?? 1) - 1))
-          )
-          return Stream.fromSubscription(subscription)
-        }),
-      xadd: (name, fields, maxLen) =>
-        Effect.sync(() => {
-          const s = stream(name)
-          const now = Date.now()
-          if (now > s.lastMs) {
-            s.lastMs = now
-            s.lastSeq = 0
-          } else {
-            s.lastSeq++
-          }
-          const id = `${s.lastMs}-${s.lastSeq}`
-          s.entries.push({ id, fields: { ...fields } })
-          if (maxLen !== undefined && s.entries.length > maxLen) s.entries.splice(0, s.entries.length - maxLen)
-          for (const wake of s.waiters) wake()
-          return id
-        }),
+      publish: Effect.fnUntraced(function*(name: string, message: string) {
+        const receivers = subscribers.get(name) ?? 0
+        if (receivers > 0) yield* PubSub.publish(yield* channel(name), message)
+        return receivers
+      }),
+      subscribe: Effect.fnUntraced(function*(name: string) {
+        const subscription = yield* PubSub.subscribe(yield* channel(name))
+        yield* Effect.acquireRelease(
+          Effect.sync(() => subscribers.set(name, (subscribers.get(name) ?? 0) + 1)),
+          () => Effect.sync(() => subscribers.set(name, (subscribers.get(name) ?? 1) - 1))
+        )
+        return Stream.fromSubscription(subscription)
+      }),
+      xadd: Effect.fnUntraced(function*(name: string, fields: Readonly<Record<string, string>>, maxLen?: number) {
+        const s = stream(name)
+        const now = yield* Clock.currentTimeMillis
+        if (now > s.lastMs) {
+          s.lastMs = now
+          s.lastSeq = 0
+        } else {
+          s.lastSeq++
+        }
+        const id = `${s.lastMs}-${s.lastSeq}`
+        s.entries.push({ id, fields: { ...fields } })
+        if (maxLen !== undefined && s.entries.length > maxLen) s.entries.splice(0, s.entries.length - maxLen)
+        for (const wake of s.waiters) wake()
+        return id
+      }),
       xgroupCreate: (name, groupName, from) =>
         Effect.sync(() => {
           const s = stream(name)
@@ -140,52 +133,50 @@ export const layer = Layer.sync(
           const last = s.entries.at(-1)
           s.groups.set(groupName, { lastDelivered: from === "$" && last ? last.id : "0-0", pending: new Map() })
         }),
-      xreadgroup: (name, groupName, consumer, options) =>
-        Effect.gen(function*() {
-          const s = stream(name)
-          const group = s.groups.get(groupName)
-          if (!group) {
-            return yield* Effect.die(new Error(`NOGROUP No such key '${name}' or consumer group '${groupName}'`))
-          }
-          if (options.pending) {
-            const byId = new Map(s.entries.map((e) => [e.id, e]))
-            const out: Array<StreamEntry> = []
-            for (const [id, owner] of group.pending) {
-              if (out.length >= options.count) break
-              if (owner.consumer !== consumer) continue
-              out.push(byId.get(id) ?? { id, fields: {} })
-            }
-            return out
-          }
-          const ready = deliver(s, group, consumer, options.count)
-          if (ready.length > 0 || options.blockMs <= 0) return ready
-          yield* waitForEntry(s, options.blockMs)
-          return deliver(s, group, consumer, options.count)
-        }),
-      xautoclaim: (name, groupName, consumer, minIdleMs, count) =>
-        Effect.gen(function*() {
-          const s = stream(name)
-          const group = s.groups.get(groupName)
-          if (!group) {
-            return yield* Effect.die(new Error(`NOGROUP No such key '${name}' or consumer group '${groupName}'`))
-          }
+      xreadgroup: Effect.fnUntraced(function*(name: string, groupName: string, consumer: string, options: ReadGroupOptions) {
+        const s = stream(name)
+        const group = s.groups.get(groupName)
+        if (!group) {
+          return yield* Effect.die(new Error(`NOGROUP No such key '${name}' or consumer group '${groupName}'`))
+        }
+        if (options.pending) {
           const byId = new Map(s.entries.map((e) => [e.id, e]))
-          const now = Date.now()
           const out: Array<StreamEntry> = []
           for (const [id, owner] of group.pending) {
-            if (out.length >= count) break
-            if (now - owner.at < minIdleMs) continue
-            const entry = byId.get(id)
-            // Like Redis: an entry trimmed from the stream is dropped from the pending list, not returned.
-            if (entry === undefined) {
-              group.pending.delete(id)
-              continue
-            }
-            group.pending.set(id, { consumer, at: now })
-            out.push(entry)
+            if (out.length >= options.count) break
+            if (owner.consumer !== consumer) continue
+            out.push(byId.get(id) ?? { id, fields: {} })
           }
           return out
-        }),
+        }
+        const ready = deliver(s, group, consumer, options.count, yield* Clock.currentTimeMillis)
+        if (ready.length > 0 || options.blockMs <= 0) return ready
+        yield* waitForEntry(s, options.blockMs)
+        return deliver(s, group, consumer, options.count, yield* Clock.currentTimeMillis)
+      }),
+      xautoclaim: Effect.fnUntraced(function*(name: string, groupName: string, consumer: string, minIdleMs: number, count: number) {
+        const s = stream(name)
+        const group = s.groups.get(groupName)
+        if (!group) {
+          return yield* Effect.die(new Error(`NOGROUP No such key '${name}' or consumer group '${groupName}'`))
+        }
+        const byId = new Map(s.entries.map((e) => [e.id, e]))
+        const now = yield* Clock.currentTimeMillis
+        const out: Array<StreamEntry> = []
+        for (const [id, owner] of group.pending) {
+          if (out.length >= count) break
+          if (now - owner.at < minIdleMs) continue
+          const entry = byId.get(id)
+          // Like Redis: an entry trimmed from the stream is dropped from the pending list, not returned.
+          if (entry === undefined) {
+            group.pending.delete(id)
+            continue
+          }
+          group.pending.set(id, { consumer, at: now })
+          out.push(entry)
+        }
+        return out
+      }),
       xack: (name, groupName, ids) =>
         Effect.sync(() => {
           const group = streams.get(name)?.groups.get(groupName)
@@ -195,17 +186,16 @@ export const layer = Layer.sync(
           return n
         }),
       xlen: (name) => Effect.sync(() => streams.get(name)?.entries.length ?? 0),
-      incr: (key, ttlMs) =>
-        Effect.sync(() => {
-          const now = Date.now()
-          const current = counters.get(key)
-          const live = current !== undefined && current.until > now ? current : { value: 0, until: now + ttlMs }
-          live.value += 1
-          counters.set(key, live)
-          // Expired counters go when the map grows; the counters of one window are few.
-          if (counters.size > 10_000) for (const [k, c] of counters) if (c.until <= now) counters.delete(k)
-          return live.value
-        }),
+      incr: Effect.fnUntraced(function*(key: string, ttlMs: number) {
+        const now = yield* Clock.currentTimeMillis
+        const current = counters.get(key)
+        const live = current !== undefined && current.until > now ? current : { value: 0, until: now + ttlMs }
+        live.value += 1
+        counters.set(key, live)
+        // Expired counters go when the map grows; the counters of one window are few.
+        if (counters.size > 10_000) for (const [k, c] of counters) if (c.until <= now) counters.delete(k)
+        return live.value
+      }),
       ping: Effect.void
     })
   }

@@ -68,16 +68,15 @@ export const layer = (url: string) =>
           fields.length === 0 ? Effect.void : call("hdel", () => client.hdel(key, ...fields)).pipe(Effect.asVoid),
         del: (keys) => keys.length === 0 ? Effect.void : call("del", () => client.del(...keys)).pipe(Effect.asVoid),
         publish: (channel, message) => call("publish", () => client.publish(channel, message)),
-        subscribe: (channel) =>
-          Effect.gen(function*() {
-            const subscriber = yield* connect(url, "statusgrid-subscriber")
-            const queue = yield* Queue.unbounded<string>()
-            subscriber.on("message", (ch: string, message: string) => {
-              if (ch === channel) Queue.offerUnsafe(queue, message)
-            })
-            yield* call("subscribe", () => subscriber.subscribe(channel))
-            return Stream.fromQueue(queue)
-          }),
+        subscribe: Effect.fnUntraced(function*(channel: string) {
+          const subscriber = yield* connect(url, "statusgrid-subscriber")
+          const queue = yield* Queue.unbounded<string>()
+          subscriber.on("message", (ch: string, message: string) => {
+            if (ch === channel) Queue.offerUnsafe(queue, message)
+          })
+          yield* call("subscribe", () => subscriber.subscribe(channel))
+          return Stream.fromQueue(queue)
+        }),
         xadd: (stream, fields, maxLen) => {
           const flat = Object.entries(fields).flat()
           return call("xadd", () =>

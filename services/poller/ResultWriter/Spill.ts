@@ -99,52 +99,51 @@ export interface OpenedDir {
  * it was lost with the process), and lists the spill files left by earlier
  * runs, oldest first.
  */
-export const open = (dir: string): Effect.Effect<OpenedDir, ResultWriterError, Scope.Scope> =>
-  Effect.gen(function*() {
-    yield* Effect.try({
-      try: () => Fs.mkdirSync(dir, { recursive: true, mode: 0o700 }),
-      catch: unavailable(dir)
-    })
-    const lock = Path.join(dir, lockName)
-    const key = Path.resolve(dir)
-    yield* Effect.acquireRelease(
-      Effect.try({
-        try: () => {
-          if (openHere.has(key)) throw new Error("the spill directory is already open in this process")
-          // One process per spill directory: two writers replaying the same files would insert them twice.
-          takePidLock(lock, (owner) =>
-            `the spill directory is in use by process ${owner}; each process needs its own RESULTS_SPILL_DIR (or DATA_DIR)`)
-          openHere.add(key)
-        },
-        catch: unavailable(dir)
-      }),
-      () =>
-        Effect.sync(() => {
-          openHere.delete(key)
-          // Only remove the lock if it is still ours.
-          try {
-            if (Fs.readFileSync(lock, "utf8").trim() === String(process.pid)) Fs.rmSync(lock, { force: true })
-          } catch {
-            // already gone
-          }
-        })
-    )
-    return yield* Effect.try({
+export const open = Effect.fn("Spill.open")(function*(dir: string): Effect.fn.Return<OpenedDir, ResultWriterError, Scope.Scope> {
+  yield* Effect.try({
+    try: () => Fs.mkdirSync(dir, { recursive: true, mode: 0o700 }),
+    catch: unavailable(dir)
+  })
+  const lock = Path.join(dir, lockName)
+  const key = Path.resolve(dir)
+  yield* Effect.acquireRelease(
+    Effect.try({
       try: () => {
-        const files: Array<SpillFile> = []
-        for (const name of Fs.readdirSync(dir).toSorted()) {
-          if (name.endsWith(".tmp")) {
-            Fs.rmSync(Path.join(dir, name), { force: true })
-            continue
-          }
-          const match = filePattern.exec(name)
-          if (match) files.push({ name, rows: Number(match[1]) })
-        }
-        return { id: readOrCreateId(dir), files }
+        if (openHere.has(key)) throw new Error("the spill directory is already open in this process")
+        // One process per spill directory: two writers replaying the same files would insert them twice.
+        takePidLock(lock, (owner) =>
+          `the spill directory is in use by process ${owner}; each process needs its own RESULTS_SPILL_DIR (or DATA_DIR)`)
+        openHere.add(key)
       },
       catch: unavailable(dir)
-    })
+    }),
+    () =>
+      Effect.sync(() => {
+        openHere.delete(key)
+        // Only remove the lock if it is still ours.
+        try {
+          if (Fs.readFileSync(lock, "utf8").trim() === String(process.pid)) Fs.rmSync(lock, { force: true })
+        } catch {
+          // already gone
+        }
+      })
+  )
+  return yield* Effect.try({
+    try: () => {
+      const files: Array<SpillFile> = []
+      for (const name of Fs.readdirSync(dir).toSorted()) {
+        if (name.endsWith(".tmp")) {
+          Fs.rmSync(Path.join(dir, name), { force: true })
+          continue
+        }
+        const match = filePattern.exec(name)
+        if (match) files.push({ name, rows: Number(match[1]) })
+      }
+      return { id: readOrCreateId(dir), files }
+    },
+    catch: unavailable(dir)
   })
+})
 
 /**
  * Writes `rows` as NDJSON to `<dir>/<name>` durably: a temporary file,

@@ -1,3 +1,4 @@
+import { isProviderId, type ProviderId } from "../../adapters/registry.ts"
 import type { Renderer } from "../Model.ts"
 import { awsRenderer } from "./aws.ts"
 import { azureRenderer } from "./azure.ts"
@@ -12,24 +13,30 @@ import { slackRenderer } from "./slack.ts"
 import { socialRenderer } from "./social.ts"
 import { githubRenderer, statuspageRenderer } from "./statuspage.ts"
 
-/** Every format the simulator serves, one per provider type. */
-export const renderers: ReadonlyArray<Renderer> = [
-  statuspageRenderer,
-  githubRenderer,
-  incidentIoRenderer,
-  instatusRenderer,
-  betterstackRenderer,
-  cachetV2Renderer,
-  cachetV3Renderer,
-  gcpRenderer,
-  awsRenderer,
-  azureRenderer,
-  slackRenderer,
-  rssRenderer,
-  socialRenderer,
-  healthCheckRenderer
-]
+/**
+ * Every format the simulator serves, one per provider type of the adapter
+ * registry: a provider added to `adapters/registry.ts` without a renderer
+ * here fails to compile. Each renderer's `provider` is its key (checked by
+ * index.test.ts).
+ */
+export const rendererByProvider = {
+  statuspage_io: statuspageRenderer,
+  github: githubRenderer,
+  incident_io: incidentIoRenderer,
+  instatus: instatusRenderer,
+  betterstack: betterstackRenderer,
+  cachet_v2: cachetV2Renderer,
+  cachet_v3: cachetV3Renderer,
+  gcp: gcpRenderer,
+  aws: awsRenderer,
+  azure: azureRenderer,
+  slack: slackRenderer,
+  rss: rssRenderer,
+  social: socialRenderer,
+  health_check: healthCheckRenderer
+} as const satisfies Record<ProviderId, Renderer>
 
-const byProvider = new Map(renderers.map((r) => [r.provider, r]))
+export const renderers: ReadonlyArray<Renderer> = Object.values(rendererByProvider)
 
-export const rendererFor = (provider: string): Renderer | undefined => byProvider.get(provider)
+export const rendererFor = (provider: string): Renderer | undefined =>
+  isProviderId(provider) ? rendererByProvider[provider] : undefined
