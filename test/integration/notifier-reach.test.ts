@@ -5,7 +5,7 @@ import type { StatusEvent } from "../../services/domain/Event.ts"
 import { smsSegments } from "../../services/notifier/channels/sms.ts"
 import { call, newTenant } from "../support/api.ts"
 import { eventually } from "../support/eventually.ts"
-import { arrivals, at, bodies, Hooks, notifierLayer, publish, type Received, sleep } from "../support/notifierHarness.ts"
+import { arrivals, at, bodies, newRule, notifierLayer, publish, type Received, sleep, webhookChannel } from "../support/notifierHarness.ts"
 
 /**
  * Where alerts go and when (issue 12): acknowledgment links that expire,
@@ -42,7 +42,6 @@ const eventId = () => `reach-${Date.now().toString(36)}-${++sequence}`
 const setup = (plan: "pro" | "enterprise", componentNames: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
-    const base = (yield* Hooks).base
     const tenant = yield* newTenant(plan)
     const key = tenant.keys.admin
     const sourceKey = `src-${tenant.slug}`
@@ -67,18 +66,8 @@ const setup = (plan: "pro" | "enterprise", componentNames: ReadonlyArray<string>
         }
         return created.body as { id: string; slug: string }
       })
-    const channel = (path: string) =>
-      call("POST", "/channels", { key, body: { type: "webhook", name: path, settings: { url: `${base}${path}` } } }).pipe(
-        Effect.map((r) => {
-          assert.strictEqual(r.status, 201, JSON.stringify(r.body))
-          return r.body.id as string
-        })
-      )
-    const rule = (body: Record<string, unknown>) =>
-      call("POST", "/rules", { key, body: { name: "rule", ...body } }).pipe(Effect.map((r) => {
-        assert.strictEqual(r.status, 201, JSON.stringify(r.body))
-        return r.body.id as string
-      }))
+    const channel = (path: string) => webhookChannel(key, path)
+    const rule = (body: Record<string, unknown>) => newRule(key, body)
     return { tenant, key, source, components, stack, channel, rule }
   })
 

@@ -6,7 +6,7 @@ import { Bus } from "../../services/platform/Bus.ts"
 import { RedisKeys } from "../../services/platform/RedisKeys.ts"
 import { ApiBase, call, newTenant } from "../support/api.ts"
 import { eventually } from "../support/eventually.ts"
-import { arrivals, at, bodies, Hooks, notifierLayer, publish, sleep } from "../support/notifierHarness.ts"
+import { arrivals, at, bodies, newRule, notifierLayer, publish, sleep, webhookChannel } from "../support/notifierHarness.ts"
 
 /**
  * The rules engine between the event stream and the receivers: events are
@@ -31,7 +31,6 @@ const eventId = () => `ev-${Date.now().toString(36)}-${++sequence}`
 const setup = (plan: "pro" | "enterprise", componentCount = 1) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
-    const base = (yield* Hooks).base
     const tenant = yield* newTenant(plan)
     const key = tenant.keys.admin
     const sourceKey = `src-${tenant.slug}`
@@ -49,18 +48,8 @@ const setup = (plan: "pro" | "enterprise", componentCount = 1) =>
     for (const c of components) {
       assert.strictEqual((yield* call("POST", `/stacks/${stack.id}/items`, { key, body: { kind: "component", component_id: c.id } })).status, 201)
     }
-    const channel = (path: string) =>
-      call("POST", "/channels", { key, body: { type: "webhook", name: path, settings: { url: `${base}${path}` } } }).pipe(
-        Effect.map((r) => {
-          assert.strictEqual(r.status, 201, JSON.stringify(r.body))
-          return r.body.id as string
-        })
-      )
-    const rule = (body: Record<string, unknown>) =>
-      call("POST", "/rules", { key, body: { name: "rule", ...body } }).pipe(Effect.map((r) => {
-        assert.strictEqual(r.status, 201, JSON.stringify(r.body))
-        return r.body.id as string
-      }))
+    const channel = (path: string) => webhookChannel(key, path)
+    const rule = (body: Record<string, unknown>) => newRule(key, body)
     const componentEvent = (index: number, previous: string, current: string, timestamp: string, incident?: StatusEvent["incident"]): StatusEvent => ({
       id: eventId(),
       type: "component.status_changed",

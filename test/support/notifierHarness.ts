@@ -1,4 +1,5 @@
 import { NodeHttpServer } from "@effect/platform-node"
+import { assert } from "@effect/vitest"
 import { Context, Duration, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import * as Http from "node:http"
@@ -15,7 +16,7 @@ import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { Publisher } from "../../services/platform/Publisher.ts"
 import { RedisKeys } from "../../services/platform/RedisKeys.ts"
-import { apiBaseLayer } from "./api.ts"
+import { apiBaseLayer, call } from "./api.ts"
 import { eventually } from "./eventually.ts"
 import { freshDatabase, tempDir, withConfig } from "./stores.ts"
 
@@ -134,3 +135,19 @@ export const bodies = (received: ReadonlyArray<Received>) => received.map((r) =>
 /** Writes an event to `sg:events` as the poller and the monitor checks do. */
 export const publish = (event: StatusEvent | MonitorEvent) =>
   Bus.use((bus) => bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }))
+
+/** A webhook channel named `path` that posts to the receiver's `path`, created through the API with `key`; its id. */
+export const webhookChannel = (key: string, path: string) =>
+  Effect.gen(function*() {
+    const { base } = yield* Hooks
+    const created = yield* call("POST", "/channels", { key, body: { type: "webhook", name: path, settings: { url: `${base}${path}` } } })
+    assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+    return created.body.id as string
+  })
+
+/** A rule created through the API with `key` (named "rule" unless `body` names it); its id. */
+export const newRule = (key: string, body: Record<string, unknown>) =>
+  call("POST", "/rules", { key, body: { name: "rule", ...body } }).pipe(Effect.map((r) => {
+    assert.strictEqual(r.status, 201, JSON.stringify(r.body))
+    return r.body.id as string
+  }))
