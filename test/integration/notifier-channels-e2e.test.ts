@@ -1,6 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql/SqlClient"
 import { createHmac } from "node:crypto"
 import { call, newTenant } from "../support/api.ts"
 import type { Tenant } from "../support/api.ts"
@@ -23,7 +22,7 @@ import {
 } from "../support/receivers.ts"
 import { trustedTestCerts } from "../support/tls.ts"
 import { waitFor } from "../support/eventually.ts"
-import { addCatalogSource, api, engine, notifier, Sim, simulator } from "../support/engine.ts"
+import { api, engine, notifier, Sim, simulatedStatuspage, simulator } from "../support/engine.ts"
 
 /**
  * One simulated upstream flip, through poller, event stream, rules and
@@ -166,13 +165,8 @@ describe("notifier end to end, every channel", () => {
     it.effect("a flip to critical reaches every channel's receiver once, in the shape its service accepts", () =>
       Effect.gen(function*() {
         const sim = yield* Sim
-        const sql = yield* SqlClient
         const s = yield* Stands
-        const page = sim.state.add({ key: "channels-flip", name: "Channels Flip", provider: "statuspage_io", components: 2, groups: 0 })
-        yield* addCatalogSource("channels-flip", "statuspage_io", page.baseUrl, "Channels Flip")
-        const target = page.components.find((c) => !c.is_group)!
-        const componentId = yield* waitFor(10_000, "component discovered", sql<{ id: string }>`
-          SELECT id FROM components WHERE external_id = ${target.id}`.pipe(Effect.map((rows) => rows[0]?.id)))
+        const { page, target, componentId } = yield* simulatedStatuspage("channels-flip", "Channels Flip", 2)
 
         const tenant = yield* newTenant("pro")
         const key = tenant.keys.admin

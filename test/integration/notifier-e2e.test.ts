@@ -6,7 +6,7 @@ import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { call, newTenant } from "../support/api.ts"
 import { eventually } from "../support/eventually.ts"
-import { addCatalogSource, api, engine, notifier, Sim, simulator } from "../support/engine.ts"
+import { addCatalogSource, api, engine, notifier, Sim, simulatedStatuspage, simulator } from "../support/engine.ts"
 
 class Hook extends Context.Service<Hook, { url: string; received: Array<{ headers: Http.IncomingHttpHeaders; body: string }> }>()("test/notifier-e2e/Hook") {}
 
@@ -39,13 +39,8 @@ describe("notifier end to end", () => {
     it.effect("an upstream flip reaches a webhook receiver once, signed, with previous and current status", () =>
       Effect.gen(function*() {
         const sim = yield* Sim
-        const sql = yield* SqlClient
         const receiver = yield* Hook
-        const page = sim.state.add({ key: "notify-flip", name: "Notify Flip", provider: "statuspage_io", components: 3, groups: 0 })
-        yield* addCatalogSource("notify-flip", "statuspage_io", page.baseUrl, "Notify Flip")
-        const target = page.components.find((c) => !c.is_group)!
-        const componentId = yield* eventually(10_000, sql<{ id: string }>`
-          SELECT id FROM components WHERE external_id = ${target.id}`.pipe(Effect.map((rows) => rows[0]?.id)))
+        const { page, target, componentId } = yield* simulatedStatuspage("notify-flip", "Notify Flip", 3)
 
         const tenant = yield* newTenant("pro")
         const key = tenant.keys.admin

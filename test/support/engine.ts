@@ -22,6 +22,7 @@ import { RedisKeys } from "../../services/platform/RedisKeys.ts"
 import * as Poller from "../../services/poller/Poller.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
 import { apiBaseLayer } from "./api.ts"
+import { waitFor } from "./eventually.ts"
 import { freshDatabase, tempDir, testRedisUrl, withConfig } from "./stores.ts"
 
 /**
@@ -109,4 +110,21 @@ export const addCatalogSource = (key: string, provider: string, url: string, nam
     yield* sql`INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
       VALUES (${key}, ${name}, 'catalog', ${provider}, ${url}, 'critical', 30)`
     yield* ShardReloads.use((reloads) => reloads.sources([key]))
+  })
+
+/**
+ * A Statuspage source of `components` components on the simulator, added to
+ * the catalog; once the poller has read it: the page, its first component
+ * and that component's id.
+ */
+export const simulatedStatuspage = (key: string, name: string, components: number) =>
+  Effect.gen(function*() {
+    const sim = yield* Sim
+    const sql = yield* SqlClient
+    const page = sim.state.add({ key, name, provider: "statuspage_io", components, groups: 0 })
+    yield* addCatalogSource(key, "statuspage_io", page.baseUrl, name)
+    const target = page.components.find((c) => !c.is_group)!
+    const componentId = yield* waitFor(10_000, "component discovered", sql<{ id: string }>`
+      SELECT id FROM components WHERE external_id = ${target.id}`.pipe(Effect.map((rows) => rows[0]?.id)))
+    return { page, target, componentId }
   })
