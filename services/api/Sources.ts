@@ -5,8 +5,9 @@ import type { Fragment } from "effect/sql/Statement"
 import type { InvalidParameter } from "../domain/api/Errors.ts"
 import type { Component, Incident, IncidentList, ProviderMaintenance, ProviderMaintenanceList, Source } from "../domain/api/Sources.ts"
 import { MaintenanceStatus } from "../domain/Snapshot.ts"
-import { CategoryId, CheckClass, SourceKey } from "../domain/Source.ts"
-import { ComponentStatus, IncidentImpact, IncidentStatus, SourceStatus } from "../domain/Status.ts"
+import { SourceRow } from "../platform/SourceRow.ts"
+import { type CategoryId, SourceKey } from "../domain/Source.ts"
+import { ComponentStatus, IncidentImpact, IncidentStatus } from "../domain/Status.ts"
 import { decodeCursor, encodeCursor, type PageRequest } from "../orgs/Paging.ts"
 import { defaultPageSize, type Page, pageOf } from "../domain/api/Paging.ts"
 
@@ -213,28 +214,6 @@ export class Sources extends Context.Service<Sources, {
   }))
 }
 
-const SourceRow = Schema.Struct({
-  id: Schema.String,
-  key: Schema.String,
-  name: Schema.String,
-  description: Schema.String,
-  status: SourceStatus,
-  logo_url: Schema.NullOr(Schema.String),
-  status_page_url: Schema.NullOr(Schema.String),
-  service_url: Schema.NullOr(Schema.String),
-  components_count: Schema.Number,
-  incidents_count: Schema.Number,
-  last_checked_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
-  check_class: CheckClass,
-  provider_type: Schema.NullOr(Schema.String),
-  verified: Schema.Boolean,
-  realtime: Schema.Boolean,
-  historical: Schema.Boolean,
-  regional: Schema.Boolean,
-  region_statuses: Schema.Array(Schema.Struct({ region: Schema.String, status: SourceStatus })),
-  categories: Schema.Array(CategoryId)
-})
-type SourceRow = typeof SourceRow.Type
 
 const toSource = ({ verified, realtime, historical, regional, region_statuses, ...row }: SourceRow): Source => ({
   ...row,

@@ -80,20 +80,10 @@ const insertDeliveries = Effect.fn("AlertStore.insertDeliveries")(function*(
 })
 
 /** An alert ready to be written: its id, short code and final words decided. */
-export interface PreparedAlert {
+export interface PreparedAlert extends Omit<NewAlert, "escalation"> {
   readonly id: string
-  readonly organization_id: string
-  readonly rule_id: string
-  readonly trigger: string
-  readonly subject: string
-  readonly level: AlertLevel
-  readonly payload: NotificationPayload
-  readonly message: Message
   readonly short_code: string
   readonly first_delay: number | null
-  readonly event_id: string | null
-  readonly key: string
-  readonly channel_ids: ReadonlyArray<string>
   /** A recovery of the subject is already known (later in the same batch): no escalation. */
   recovered: boolean
 }

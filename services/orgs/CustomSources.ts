@@ -7,11 +7,11 @@ import { type CustomSource, type CustomSourceCreate, CustomSourceKind, type Cust
 import { CustomSource as CustomSourceSchema } from "../domain/api/CustomSources.ts"
 import { type Forbidden, InvalidParameter, NotFound, type PlanLimitReached, Unprocessable } from "../domain/api/Errors.ts"
 import type { Principal } from "../domain/Principal.ts"
-import { CategoryId, CheckClass, checkClassIntervalSeconds, keyFromName, SourceKey } from "../domain/Source.ts"
-import { SourceStatus } from "../domain/Status.ts"
+import { type CheckClass, checkClassIntervalSeconds, keyFromName, SourceKey } from "../domain/Source.ts"
 import { checkUrlTarget, SourceGuardConfig, type TargetRefused } from "../platform/Outbound.ts"
 import { Publisher } from "../platform/Publisher.ts"
-import { JsonColumn, rowsOf, TextArrayColumn } from "../platform/Rows.ts"
+import { rowsOf } from "../platform/Rows.ts"
+import { SourceRow as BaseSourceRow } from "../platform/SourceRow.ts"
 import { ShardReloads } from "../domain/ShardReloads.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
@@ -25,28 +25,11 @@ const sourcesKeyRows = rowsOf("sources", Schema.Struct({ key: Schema.String }))
 const sourcesIdRows = rowsOf("sources", Schema.Struct({ id: Schema.String }))
 
 
+/** The catalog's row (platform/SourceRow.ts) and what only custom sources have. */
 const SourceRow = Schema.Struct({
-  id: Schema.String,
-  key: Schema.String,
-  name: Schema.String,
-  description: Schema.String,
+  ...BaseSourceRow.fields,
   kind: CustomSourceKind,
-  status: SourceStatus,
-  logo_url: Schema.NullOr(Schema.String),
-  status_page_url: Schema.NullOr(Schema.String),
-  service_url: Schema.NullOr(Schema.String),
-  components_count: Schema.Number,
-  incidents_count: Schema.Number,
-  last_checked_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
   last_changed_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
-  check_class: CheckClass,
-  provider_type: Schema.NullOr(Schema.String),
-  verified: Schema.Boolean,
-  realtime: Schema.Boolean,
-  historical: Schema.Boolean,
-  regional: Schema.Boolean,
-  region_statuses: JsonColumn(Schema.Array(Schema.Struct({ region: Schema.String, status: SourceStatus }))),
-  categories: TextArrayColumn(CategoryId),
   cursor_at: Schema.String
 })
 type SourceRow = typeof SourceRow.Type

@@ -272,13 +272,19 @@ export class Rules extends Context.Service<Rules, {
         })).pipe(Effect.catchTag("SqlError", Effect.die))
       })
 
-      const update = Effect.fn("Rules.update")(function*(principal: Principal, id: string, patch: RuleUpdate) {
-        yield* requirePermission(principal, "notifications.manage")
-        return yield* sql.withTransaction(Effect.gen(function*() {
+      /** The organization's rule, its row locked for the rest of the transaction; NotFound when it has none of this id. */
+      const lockedRule = (principal: Principal, id: string) =>
+        Effect.gen(function*() {
           const [locked] = yield* sql`
             SELECT id FROM notification_rules WHERE id = ${id}::uuid AND organization_id = ${principal.organization_id}::uuid FOR UPDATE`
           if (locked === undefined) return yield* notFound(id)
-          const before = (yield* load(principal, id))!
+          return (yield* load(principal, id))!
+        })
+
+      const update = Effect.fn("Rules.update")(function*(principal: Principal, id: string, patch: RuleUpdate) {
+        yield* requirePermission(principal, "notifications.manage")
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const before = yield* lockedRule(principal, id)
           const merged: Record<string, unknown> = { ...inputOf(before), ...patch }
           // Widening the scope to all drops the ids, unless the same request gives them (then it is an error).
           if (patch.scope === "all") for (const { field } of scopeLists) if (!(field in patch)) merged[field] = []
@@ -311,10 +317,7 @@ export class Rules extends Context.Service<Rules, {
       const remove = Effect.fn("Rules.remove")(function*(principal: Principal, id: string) {
         yield* requirePermission(principal, "notifications.manage")
         return yield* sql.withTransaction(Effect.gen(function*() {
-          const [locked] = yield* sql`
-            SELECT id FROM notification_rules WHERE id = ${id}::uuid AND organization_id = ${principal.organization_id}::uuid FOR UPDATE`
-          if (locked === undefined) return yield* notFound(id)
-          const before = (yield* load(principal, id))!
+          const before = yield* lockedRule(principal, id)
           yield* sql`DELETE FROM notification_rules WHERE id = ${id}::uuid`
           yield* recordAudit(principal, { action: "rule.deleted", entity_type: "notification_rule", entity_id: id, before })
         })).pipe(Effect.catchTag("SqlError", Effect.die))

@@ -2,35 +2,17 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { Role } from "../../services/domain/Organization.ts"
-import { apiServer, auditOf, type AuditRow, call, newTenant, type Tenant } from "../support/api.ts"
+import { apiServer, assertUnauthorized, auditOf, type AuditRow, call, expectForRole, newTenant, type Tenant } from "../support/api.ts"
+import { catalogSource as catalogRecord } from "../support/orgRecords.ts"
 
 const roles: ReadonlyArray<Role> = ["admin", "member", "viewer"]
 const markup = "<script>alert('x')</script>\"; DROP TABLE stacks;-- %s {{x}} & ü"
 const tokenPattern = /^[A-Za-z0-9_-]{32}$/
 
-/** The spec's table: every role views; Admins and Members create stacks; only Admins delete them. */
-const allowed = (role: Role, permission: "view" | "write" | "delete") =>
-  permission === "view" || (permission === "write" ? role !== "viewer" : role === "admin")
-
 const tag = () => Math.random().toString(36).slice(2, 10)
 
-/** A catalog source with `components` components, as the catalog loader would leave it. */
-const catalogSource = (components: number) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    const key = `cat-${tag()}`
-    const [source] = yield* sql<{ id: string }>`
-      INSERT INTO sources (key, name, kind, status, status_page_url) VALUES (${key}, ${`Catalog ${key}`}, 'catalog', 'degraded', 'https://status.example.com')
-      RETURNING id`
-    const ids: Array<string> = []
-    for (let i = 0; i < components; i++) {
-      const [c] = yield* sql<{ id: string }>`
-        INSERT INTO components (source_id, external_id, name, status, position)
-        VALUES (${source!.id}::uuid, ${`c${i}`}, ${`Component ${i} of ${key}`}, 'operational', ${i}) RETURNING id`
-      ids.push(c!.id)
-    }
-    return { key, id: source!.id, components: ids }
-  })
+/** A catalog source, degraded, with `components` operational components (test/support/orgRecords.ts). */
+const catalogSource = (components: number) => catalogRecord(components, "degraded")
 
 /** An organization's own (manual) custom source with one component. */
 const customSource = (orgId: string) =>
@@ -97,13 +79,7 @@ describe("stacks API", () => {
           ["POST", `/stacks/${stack.id}/items`, { kind: "component", component_id: source.components[0] }],
           ["DELETE", `/stacks/${stack.id}/items/${item.id}`]
         ]
-        for (const [method, path, body] of requests) {
-          for (const key of [undefined, "sg_unknown"]) {
-            const r = yield* call(method, path, { key, body })
-            assert.strictEqual(r.status, 401, `${method} ${path} ${key}`)
-            assert.strictEqual(r.body.code, "unauthorized")
-          }
-        }
+        yield* assertUnauthorized(requests)
         assert.deepStrictEqual(yield* counts(tenant.id), before)
       }))
 
@@ -115,14 +91,7 @@ describe("stacks API", () => {
           const key = tenant.keys[role]
           const stack = yield* createStack(tenant)
           const item = yield* addItem(tenant, stack.id, { kind: "component", component_id: source.components[0] })
-          const expect = (r: { status: number; body: { code?: string } }, ok: number, permission: "view" | "write" | "delete", what: string) => {
-            if (allowed(role, permission)) {
-              assert.strictEqual(r.status, ok, `${role} ${what}: ${JSON.stringify(r.body)}`)
-            } else {
-              assert.strictEqual(r.status, 403, `${role} ${what}`)
-              assert.strictEqual(r.body.code, "forbidden")
-            }
-          }
+          const expect = expectForRole(role)
           const before = yield* counts(tenant.id)
           expect(yield* call("GET", "/stacks", { key }), 200, "view", "list")
           expect(yield* call("GET", `/stacks/${stack.id}`, { key }), 200, "view", "get")

@@ -1,7 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { SingleRunner } from "effect/cluster"
-import { Digest } from "effect/crypto"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
@@ -11,19 +9,17 @@ import * as Path from "node:path"
 import type { MonitorEvent } from "../../services/domain/Event.ts"
 import { Monitors } from "../../services/orgs/Monitors.ts"
 import { Bus } from "../../services/platform/Bus.ts"
-import * as RedisBus from "../../services/platform/Bus/Redis.ts"
 import { ClickHouse } from "../../services/platform/ClickHouse.ts"
-import * as Migrations from "../../services/platform/Migrations.ts"
-import * as Postgres from "../../services/platform/Postgres.ts"
 import { SecretBox } from "../../services/platform/SecretBox.ts"
 import { MonitorAgents } from "../../services/monitors/MonitorAgents.ts"
-import * as Poller from "../../services/poller/Poller.ts"
 import { RedisKeys } from "../../services/platform/RedisKeys.ts"
 import { ShardReloads } from "../../services/domain/ShardReloads.ts"
-import { Publisher } from "../../services/platform/Publisher.ts"
-import { freshDatabase, tempDir, testRedisUrl, withConfig } from "../support/stores.ts"
 import { makeTestCerts } from "../support/tls.ts"
 import { eventually } from "../support/eventually.ts"
+import * as Migrations from "../../services/platform/Migrations.ts"
+import * as Postgres from "../../services/platform/Postgres.ts"
+import { engine } from "../support/engine.ts"
+import { freshDatabase, withConfig } from "../support/stores.ts"
 
 /** A local endpoint whose answer the test sets: status, and what it saw. */
 interface Target {
@@ -61,38 +57,19 @@ const targets = Layer.effect(Targets, Effect.gen(function*() {
   return { http, https }
 }))
 
-const config = withConfig({
-  POLLER_SHARDS: "2",
-  // Every monitor checked each second; new monitors reach their shard through ShardReloads.
-  POLLER_INTERVAL_OVERRIDE_S: "1",
-  POLLER_KEEPER_MS: "300",
-  POLLER_REFRESH_MS: "600000",
-  RESULTS_FLUSH_MS: "200",
-  // The targets are on 127.0.0.1: allowed here explicitly, as the simulator and tests do.
-  MONITOR_ALLOW_PRIVATE: "true",
-  MONITOR_CA_FILE: caFile,
-  DATA_DIR: "/tmp/statusgrid-monitors-test"
-})
-
-const stores = Layer.mergeAll(
-  Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
-  Layer.unwrap(Effect.map(tempDir("monitors-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
-  Publisher.layer.pipe(Layer.provideMerge(RedisBus.layer(testRedisUrl)))
-)
-const migrated = Layer.effectDiscard(Effect.gen(function*() {
-  yield* Migrations.migratePostgres()
-  yield* Migrations.migrateClickHouse()
-  yield* (yield* Bus).del([RedisKeys.events])
-}))
-const cluster = SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer.provide(Digest.layerWebCrypto))
-const poller = Poller.layer.pipe(Layer.provide(cluster))
 const monitors = Monitors.layer.pipe(Layer.provide(Layer.mergeAll(SecretBox.layer, MonitorAgents.layer)))
 
-const TestLayer = Layer.mergeAll(poller, monitors, targets).pipe(
-  Layer.provideMerge(migrated),
-  Layer.provideMerge(stores),
-  Layer.provide(config)
-)
+/** Every monitor checked each second; new monitors reach their shard through ShardReloads; the deltas and events of this run only. */
+const TestLayer = engine({
+  name: "monitors",
+  bus: "redis",
+  clearEvents: true,
+  config: {
+    // The targets are on 127.0.0.1: allowed here explicitly, as the simulator and tests do.
+    MONITOR_ALLOW_PRIVATE: "true",
+    MONITOR_CA_FILE: caFile
+  }
+}, Layer.mergeAll(monitors, targets))
 
 
 const newOrganization = Effect.gen(function*() {

@@ -1,28 +1,7 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { SingleRunner } from "effect/cluster"
-import { Digest } from "effect/crypto"
-import { HttpRouter } from "effect/http"
-import { SqlClient } from "effect/sql/SqlClient"
 import { createHmac } from "node:crypto"
-import * as Http from "node:http"
-import { rootCertificates } from "node:tls"
-import { Agent, getGlobalDispatcher, setGlobalDispatcher } from "undici"
-import { Publisher } from "../../services/platform/Publisher.ts"
-import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
-import * as Consumer from "../../services/notifier/Consumer.ts"
-import * as Deliverer from "../../services/notifier/Deliverer.ts"
-import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
-import { Organizations } from "../../services/orgs/Organizations.ts"
-import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
-import { ClickHouse } from "../../services/platform/ClickHouse.ts"
-import * as Migrations from "../../services/platform/Migrations.ts"
-import * as Postgres from "../../services/platform/Postgres.ts"
-import * as Poller from "../../services/poller/Poller.ts"
-import { ShardReloads } from "../../services/domain/ShardReloads.ts"
-import * as Simulator from "../../services/simulator/Server.ts"
-import { apiBaseLayer, call, newTenant } from "../support/api.ts"
+import { call, newTenant } from "../support/api.ts"
 import type { Tenant } from "../support/api.ts"
 import {
   decodeWords,
@@ -41,9 +20,9 @@ import {
   webhookHandler,
   webhookSignatureProblem
 } from "../support/receivers.ts"
-import { freshDatabase, tempDir, withConfig } from "../support/stores.ts"
-import { makeTestCerts } from "../support/tls.ts"
+import { trustedTestCerts } from "../support/tls.ts"
 import { waitFor } from "../support/eventually.ts"
+import { api, engine, notifier, Sim, simulatedStatuspage, simulator } from "../support/engine.ts"
 
 /**
  * One simulated upstream flip, through poller, event stream, rules and
@@ -74,27 +53,13 @@ interface StandIns {
 }
 
 class Stands extends Context.Service<Stands, StandIns>()("test/notifier-channels-e2e/Stands") {}
-class Sim extends Context.Service<Sim, Simulator.Simulator>()("test/notifier-channels-e2e/Sim") {}
 
 const scoped = <A extends { readonly close: () => Promise<void> }>(start: () => Promise<A>) =>
   Effect.acquireRelease(Effect.promise(start), (r) => Effect.promise(r.close))
 
-/**
- * Every stand-in, and undici's global dispatcher (which the `Senders` layer
- * uses: it takes no CA from configuration) trusting the test CA besides the
- * usual roots; the previous dispatcher is restored on release.
- */
+/** Every stand-in; the HTTPS ones under a test CA that the senders trust for the scope (`trustedTestCerts`). */
 const stands = Layer.effect(Stands, Effect.gen(function*() {
-  const certs = yield* Effect.acquireRelease(Effect.sync(() => makeTestCerts()), (c) => Effect.sync(c.remove))
-  yield* Effect.acquireRelease(
-    Effect.sync(() => {
-      const previous = getGlobalDispatcher()
-      const agent = new Agent({ connect: { ca: [...rootCertificates, certs.ca] } })
-      setGlobalDispatcher(agent)
-      return { previous, agent }
-    }),
-    ({ agent, previous }) => Effect.promise(() => (setGlobalDispatcher(previous), agent.close()))
-  )
+  const certs = yield* trustedTestCerts
   const webhookSecrets: Array<string> = []
   return {
     webhook: yield* scoped(() => startHttpReceiver(webhookHandler(webhookSecrets))),
@@ -111,29 +76,9 @@ const stands = Layer.effect(Stands, Effect.gen(function*() {
 
 /** Everything of one process (stores, poller, notifier, API), configured with the stand-ins' addresses. */
 const app = (s: StandIns) =>
-  Layer.mergeAll(
-    Poller.layer.pipe(Layer.provide(SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer.provide(Digest.layerWebCrypto)))),
-    Consumer.layer,
-    Deliverer.serviceLayer,
-    Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBaseLayer).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
-    ),
-    Organizations.layer,
-    ApiKeys.layer,
-    Layer.effect(Sim, Simulator.make({ port: 0, host: "127.0.0.1", sources: 0 }))
-  ).pipe(
-    Layer.provideMerge(Layer.effectDiscard(Effect.andThen(Migrations.migratePostgres(), Migrations.migrateClickHouse()))),
-    Layer.provideMerge(Layer.mergeAll(
-      Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
-      Layer.unwrap(Effect.map(tempDir("channels-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
-      Publisher.layer.pipe(Layer.provideMerge(MemoryBus.layer))
-    )),
-    Layer.provide(withConfig({
-      POLLER_SHARDS: "2",
-      POLLER_INTERVAL_OVERRIDE_S: "1",
-      POLLER_KEEPER_MS: "300",
-      POLLER_REFRESH_MS: "600000",
-      RESULTS_FLUSH_MS: "200",
+  engine({
+    name: "channels",
+    config: {
       NOTIFIER_POLL_MS: "50",
       // The stand-ins listen on loopback, which the egress guard refuses to deliver to by default.
       NOTIFIER_ALLOW_PRIVATE: "true",
@@ -141,10 +86,9 @@ const app = (s: StandIns) =>
       SMTP_URL: `smtp://${smtpUser.user}:${encodeURIComponent(smtpUser.password)}@127.0.0.1:${s.smtp.port}`,
       SMTP_FROM: "statusgrid <alerts@status.example.test>",
       TWILIO_API_URL: s.twilio.url,
-      PAGERDUTY_EVENTS_URL: `${s.pagerduty.url}/v2/enqueue`,
-      DATA_DIR: "/tmp/statusgrid-notifier-channels-e2e-test"
-    }))
-  )
+      PAGERDUTY_EVENTS_URL: `${s.pagerduty.url}/v2/enqueue`
+    }
+  }, Layer.mergeAll(notifier, api, simulator))
 
 const TestLayer = Layer.unwrap(Effect.gen(function*() {
   return app(yield* Stands)
@@ -221,15 +165,8 @@ describe("notifier end to end, every channel", () => {
     it.effect("a flip to critical reaches every channel's receiver once, in the shape its service accepts", () =>
       Effect.gen(function*() {
         const sim = yield* Sim
-        const sql = yield* SqlClient
         const s = yield* Stands
-        const page = sim.state.add({ key: "channels-flip", name: "Channels Flip", provider: "statuspage_io", components: 2, groups: 0 })
-        yield* sql`INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
-          VALUES ('channels-flip', 'Channels Flip', 'catalog', 'statuspage_io', ${page.baseUrl}, 'critical', 30)`
-        yield* ShardReloads.use((r) => r.sources(["channels-flip"]))
-        const target = page.components.find((c) => !c.is_group)!
-        const componentId = yield* waitFor(10_000, "component discovered", sql<{ id: string }>`
-          SELECT id FROM components WHERE external_id = ${target.id}`.pipe(Effect.map((rows) => rows[0]?.id)))
+        const { page, target, componentId } = yield* simulatedStatuspage("channels-flip", "Channels Flip", 2)
 
         const tenant = yield* newTenant("pro")
         const key = tenant.keys.admin

@@ -1,31 +1,13 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { SingleRunner } from "effect/cluster"
-import { Digest } from "effect/crypto"
-import { HttpRouter } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHmac } from "node:crypto"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { Publisher } from "../../services/platform/Publisher.ts"
-import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
-import * as Consumer from "../../services/notifier/Consumer.ts"
-import * as Deliverer from "../../services/notifier/Deliverer.ts"
-import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
-import { Organizations } from "../../services/orgs/Organizations.ts"
-import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
-import { ClickHouse } from "../../services/platform/ClickHouse.ts"
-import * as Migrations from "../../services/platform/Migrations.ts"
-import * as Postgres from "../../services/platform/Postgres.ts"
-import * as Poller from "../../services/poller/Poller.ts"
-import { ShardReloads } from "../../services/domain/ShardReloads.ts"
-import * as Simulator from "../../services/simulator/Server.ts"
-import { apiBaseLayer, call, newTenant } from "../support/api.ts"
-import { freshDatabase, tempDir, withConfig } from "../support/stores.ts"
+import { call, newTenant } from "../support/api.ts"
 import { eventually } from "../support/eventually.ts"
+import { addCatalogSource, api, engine, notifier, Sim, simulatedStatuspage, simulator } from "../support/engine.ts"
 
-class Sim extends Context.Service<Sim, Simulator.Simulator>()("test/notifier-e2e/Sim") {}
 class Hook extends Context.Service<Hook, { url: string; received: Array<{ headers: Http.IncomingHttpHeaders; body: string }> }>()("test/notifier-e2e/Hook") {}
 
 const hook = Layer.effect(Hook, Effect.acquireRelease(
@@ -49,35 +31,7 @@ const hook = Layer.effect(Hook, Effect.acquireRelease(
 
 
 /** Everything of one process: stores (PostgreSQL server, chDB, in-process bus), poller, notifier, API. */
-const TestLayer = Layer.mergeAll(
-  Poller.layer.pipe(Layer.provide(SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer.provide(Digest.layerWebCrypto)))),
-  Consumer.layer,
-  Deliverer.serviceLayer,
-  Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBaseLayer).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
-  ),
-  Organizations.layer,
-  ApiKeys.layer,
-  Layer.effect(Sim, Simulator.make({ port: 0, host: "127.0.0.1", sources: 0 })),
-  hook
-).pipe(
-  Layer.provideMerge(Layer.effectDiscard(Effect.andThen(Migrations.migratePostgres(), Migrations.migrateClickHouse()))),
-  Layer.provideMerge(Layer.mergeAll(
-    Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
-    Layer.unwrap(Effect.map(tempDir("notifier-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
-    Publisher.layer.pipe(Layer.provideMerge(MemoryBus.layer))
-  )),
-  Layer.provide(withConfig({
-    POLLER_SHARDS: "2",
-    POLLER_INTERVAL_OVERRIDE_S: "1",
-    POLLER_KEEPER_MS: "300",
-    POLLER_REFRESH_MS: "600000",
-    RESULTS_FLUSH_MS: "200",
-    NOTIFIER_POLL_MS: "50",
-    NOTIFIER_ALLOW_PRIVATE: "true",
-    DATA_DIR: "/tmp/statusgrid-notifier-e2e-test"
-  }))
-)
+const TestLayer = engine({ name: "notifier-e2e", config: { NOTIFIER_POLL_MS: "50", NOTIFIER_ALLOW_PRIVATE: "true" } }, Layer.mergeAll(notifier, api, simulator, hook))
 
 
 describe("notifier end to end", () => {
@@ -85,15 +39,8 @@ describe("notifier end to end", () => {
     it.effect("an upstream flip reaches a webhook receiver once, signed, with previous and current status", () =>
       Effect.gen(function*() {
         const sim = yield* Sim
-        const sql = yield* SqlClient
         const receiver = yield* Hook
-        const page = sim.state.add({ key: "notify-flip", name: "Notify Flip", provider: "statuspage_io", components: 3, groups: 0 })
-        yield* sql`INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
-          VALUES ('notify-flip', 'Notify Flip', 'catalog', 'statuspage_io', ${page.baseUrl}, 'critical', 30)`
-        yield* ShardReloads.use((r) => r.sources(["notify-flip"]))
-        const target = page.components.find((c) => !c.is_group)!
-        const componentId = yield* eventually(10_000, sql<{ id: string }>`
-          SELECT id FROM components WHERE external_id = ${target.id}`.pipe(Effect.map((rows) => rows[0]?.id)))
+        const { page, target, componentId } = yield* simulatedStatuspage("notify-flip", "Notify Flip", 3)
 
         const tenant = yield* newTenant("pro")
         const key = tenant.keys.admin
@@ -132,9 +79,7 @@ describe("notifier end to end", () => {
         const receiver = yield* Hook
         const before = receiver.received.length
         const page = sim.state.add({ key: "notify-health", name: "Notify Health", provider: "health_check", components: 0, groups: 0 })
-        yield* sql`INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
-          VALUES ('notify-health', 'Notify Health', 'catalog', 'health_check', ${page.baseUrl}, 'critical', 30)`
-        yield* ShardReloads.use((r) => r.sources(["notify-health"]))
+        yield* addCatalogSource("notify-health", "health_check", page.baseUrl, "Notify Health")
         // Polled once (its first snapshot is what the source already is).
         yield* eventually(10_000, sql<{ at: Date | null }>`SELECT last_checked_at AS at FROM sources WHERE key = 'notify-health'`.pipe(
           Effect.map((rows) => rows[0]?.at ?? undefined)))

@@ -1,112 +1,35 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Duration, Effect, Layer } from "effect"
-import { HttpRouter } from "effect/http"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
-import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import type { StatusEvent } from "../../services/domain/Event.ts"
 import { smsSegments } from "../../services/notifier/channels/sms.ts"
-import * as Consumer from "../../services/notifier/Consumer.ts"
-import * as Deliverer from "../../services/notifier/Deliverer.ts"
-import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
-import { Organizations } from "../../services/orgs/Organizations.ts"
-import { Bus } from "../../services/platform/Bus.ts"
-import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
-import * as Migrations from "../../services/platform/Migrations.ts"
-import * as Postgres from "../../services/platform/Postgres.ts"
-import { RedisKeys } from "../../services/platform/RedisKeys.ts"
-import { Publisher } from "../../services/platform/Publisher.ts"
-import { apiBaseLayer, call, newTenant } from "../support/api.ts"
+import { call, newTenant } from "../support/api.ts"
 import { eventually } from "../support/eventually.ts"
-import { freshDatabase, withConfig } from "../support/stores.ts"
+import { arrivals, at, bodies, newRule, notifierLayer, publish, type Received, sleep, webhookChannel } from "../support/notifierHarness.ts"
 
 /**
  * Where alerts go and when (issue 12): acknowledgment links that expire,
  * incidents reaching only the stacks showing what they affect, sources
  * without components, alerts held by a schedule until its window opens.
  * Events are written to the stream as the poller writes them; webhook
- * receivers record what arrives.
+ * receivers record what arrives (test/support/notifierHarness.ts).
  */
-
-interface Received {
-  readonly path: string
-  readonly body: Record<string, unknown>
-}
-class Hooks extends Context.Service<Hooks, { base: string; received: Array<Received> }>()("test/notifier-reach/Hooks") {}
-
-const hooks = Layer.effect(Hooks, Effect.acquireRelease(
-  Effect.callback<{ base: string; received: Array<Received>; server: Http.Server }>((resume) => {
-    const received: Array<Received> = []
-    const server = Http.createServer((req, res) => {
-      let body = ""
-      req.on("data", (c: Buffer) => (body += c.toString("utf8")))
-      req.on("end", () => {
-        const form = String(req.headers["content-type"]).startsWith("application/x-www-form-urlencoded")
-        received.push({
-          path: req.url ?? "",
-          body: form ? Object.fromEntries(new URLSearchParams(body)) : JSON.parse(body) as Record<string, unknown>
-        })
-        // Twilio's Messages API answers 201 with the message.
-        if (form) res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ sid: `SM${received.length}`, status: "queued" }))
-        else res.writeHead(200).end()
-      })
-    })
-    server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server })))
-  }),
-  ({ server }) => Effect.callback<void>((resume) => {
-    server.closeAllConnections()
-    server.close(() => resume(Effect.void))
-  })
-))
 
 /** Acknowledgment links live 3 seconds here. */
 const linkTtlS = 3
 
-const TestLayer = Layer.mergeAll(
-  Consumer.layer,
-  Deliverer.serviceLayer,
-  Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBaseLayer).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
-  ),
-  Organizations.layer,
-  ApiKeys.layer
-).pipe(
-  Layer.provideMerge(Layer.effectDiscard(Migrations.migratePostgres())),
-  Layer.provideMerge(Layer.mergeAll(
-    Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
-    Publisher.layer.pipe(Layer.provideMerge(MemoryBus.layer))
-  )),
-  Layer.provide(Layer.unwrap(Hooks.use(({ base }) => Effect.succeed(withConfig({
-    TWILIO_API_URL: `${base}/twilio`,
-    NOTIFIER_POLL_MS: "50",
-    NOTIFIER_ALLOW_PRIVATE: "true",
-    NOTIFIER_TIMER_MS: "100",
-    ALERT_ACK_LINK_TTL_S: String(linkTtlS),
-    PUBLIC_URL: "https://status.example.com",
-    DATA_DIR: "/tmp/statusgrid-notifier-reach-test"
-  }))))),
-  Layer.provideMerge(hooks)
-)
-
-const sleep = (ms: number) => Effect.sleep(Duration.millis(ms))
-
-const at = (path: string) => Hooks.use((h) => Effect.succeed(h.received.filter((r) => r.path === path).map((r) => r.body)))
-
-/** Waits until `path` got `count` requests, then a little longer to catch any extra one. */
-const arrivals = (path: string, count: number, settleMs = 700) =>
-  Effect.gen(function*() {
-    yield* eventually(15_000, at(path).pipe(Effect.map((r) => (r.length >= count ? r : undefined))))
-    yield* sleep(settleMs)
-    return yield* at(path)
-  })
-
-const publish = (event: StatusEvent) =>
-  Bus.use((bus) => bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }))
+const TestLayer = notifierLayer({
+  name: "notifier-reach",
+  config: (base) => ({ TWILIO_API_URL: `${base}/twilio`, ALERT_ACK_LINK_TTL_S: String(linkTtlS) }),
+  // Twilio's Messages API answers 201 with the message.
+  answer: (request, received) =>
+    String(request.headers["content-type"]).startsWith("application/x-www-form-urlencoded")
+      ? { status: 201, json: { sid: `SM${received.length}`, status: "queued" } }
+      : { status: 200 }
+})
 
 /** The incident ids of what arrived, sorted. */
-const incidentIds = (got: ReadonlyArray<Record<string, unknown>>) => got.map((b) => (b["incident"] as { id: string }).id).toSorted()
+const incidentIds = (got: ReadonlyArray<Received>) => got.map((r) => (r.body["incident"] as { id: string }).id).toSorted()
 
 /** `HH:MM` of minutes since midnight (1440 is 24:00). */
 const hhmm = (minutes: number) =>
@@ -119,7 +42,6 @@ const eventId = () => `reach-${Date.now().toString(36)}-${++sequence}`
 const setup = (plan: "pro" | "enterprise", componentNames: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
-    const base = (yield* Hooks).base
     const tenant = yield* newTenant(plan)
     const key = tenant.keys.admin
     const sourceKey = `src-${tenant.slug}`
@@ -144,18 +66,8 @@ const setup = (plan: "pro" | "enterprise", componentNames: ReadonlyArray<string>
         }
         return created.body as { id: string; slug: string }
       })
-    const channel = (path: string) =>
-      call("POST", "/channels", { key, body: { type: "webhook", name: path, settings: { url: `${base}${path}` } } }).pipe(
-        Effect.map((r) => {
-          assert.strictEqual(r.status, 201, JSON.stringify(r.body))
-          return r.body.id as string
-        })
-      )
-    const rule = (body: Record<string, unknown>) =>
-      call("POST", "/rules", { key, body: { name: "rule", ...body } }).pipe(Effect.map((r) => {
-        assert.strictEqual(r.status, 201, JSON.stringify(r.body))
-        return r.body.id as string
-      }))
+    const channel = (path: string) => webhookChannel(key, path)
+    const rule = (body: Record<string, unknown>) => newRule(key, body)
     return { tenant, key, source, components, stack, channel, rule }
   })
 
@@ -261,7 +173,7 @@ describe("notifier reach", () => {
           SELECT status, sms_segments, last_error FROM deliveries WHERE organization_id = ${t.tenant.id}::uuid ORDER BY seq`.pipe(
           Effect.map((rows) => rows.length === names.length && rows.every((r) => r.status === "delivered" || r.status === "failed") ? rows : undefined)
         ))
-        const sent = yield* at(`/twilio/2010-04-01/Accounts/AC${"ab".repeat(16)}/Messages.json`)
+        const sent = bodies(yield* at(`/twilio/2010-04-01/Accounts/AC${"ab".repeat(16)}/Messages.json`))
         const segments = smsSegments(String(sent[0]!["Body"]))
         for (const m of sent) assert.strictEqual(smsSegments(String(m["Body"])), segments, "every body has the same length")
         const perDelivery = numbers.length * segments
@@ -303,7 +215,7 @@ describe("notifier reach", () => {
         assert.strictEqual(held!.n, 2)
         yield* sleep(Math.max(0, opens - Date.now() - 800))
         assert.strictEqual((yield* at("/paused")).length, 0, "nothing before the window opens")
-        const got = yield* arrivals("/paused", 1, 3_000)
+        const got = bodies(yield* arrivals("/paused", 1, 3_000))
         const arrivedAt = Date.now()
         assert.isAtLeast(arrivedAt, opens)
         assert.deepStrictEqual(got.map((b) => [(b["component"] as { name: string }).name, (b["component"] as { current_status: string }).current_status]), [["stays-down", "critical"]])
@@ -337,7 +249,7 @@ describe("notifier reach", () => {
           id: eventId(), type: "source.status_changed", timestamp: new Date().toISOString(), source: t.source,
           previous_status: "operational", current_status: "down"
         })
-        const got = yield* arrivals("/manual", 3, 1_000)
+        const got = bodies(yield* arrivals("/manual", 3, 1_000))
         assert.deepStrictEqual(got.map((b) => {
           const c = b["component"] as { id: string; name: string; previous_status: string; current_status: string }
           return [b["event"], c.id, c.name, c.previous_status, c.current_status]

@@ -1,111 +1,28 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Duration, Effect, Layer } from "effect"
-import { HttpRouter } from "effect/http"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
-import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import type { MonitorEvent, StatusEvent } from "../../services/domain/Event.ts"
-import * as Consumer from "../../services/notifier/Consumer.ts"
-import * as Deliverer from "../../services/notifier/Deliverer.ts"
-import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
-import { Organizations } from "../../services/orgs/Organizations.ts"
 import { Bus } from "../../services/platform/Bus.ts"
-import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
-import * as Migrations from "../../services/platform/Migrations.ts"
-import * as Postgres from "../../services/platform/Postgres.ts"
 import { RedisKeys } from "../../services/platform/RedisKeys.ts"
-import { Publisher } from "../../services/platform/Publisher.ts"
-import { ApiBase, apiBaseLayer, call, newTenant } from "../support/api.ts"
-import { freshDatabase, tempDir, withConfig } from "../support/stores.ts"
+import { ApiBase, call, newTenant } from "../support/api.ts"
 import { eventually } from "../support/eventually.ts"
+import { arrivals, at, bodies, newRule, notifierLayer, publish, sleep, webhookChannel } from "../support/notifierHarness.ts"
 
 /**
  * The rules engine between the event stream and the receivers: events are
  * written to the stream as the poller and the monitor checks write them, and
- * webhook receivers record what arrives.
+ * webhook receivers record what arrives (test/support/notifierHarness.ts).
  */
 
-interface Received {
-  readonly path: string
-  readonly headers: Http.IncomingHttpHeaders
-  readonly body: Record<string, unknown>
-}
-class Hooks extends Context.Service<Hooks, { base: string; received: Array<Received> }>()("test/notifier-rules/Hooks") {}
-
-const hooks = Layer.effect(Hooks, Effect.acquireRelease(
-  Effect.callback<{ base: string; received: Array<Received>; server: Http.Server }>((resume) => {
-    const received: Array<Received> = []
-    const server = Http.createServer((req, res) => {
-      let body = ""
-      req.on("data", (c: Buffer) => (body += c.toString("utf8")))
-      req.on("end", () => {
-        received.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(body) as Record<string, unknown> })
-        // Slack's Web API answers 200 with the message's ts (a Unix time with microseconds).
-        if (req.url === "/slack-api/chat.postMessage") {
-          const n = received.filter((r) => r.path === req.url).length
-          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, channel: "C0OPS", ts: `1760000000.${String(n).padStart(6, "0")}` }))
-        } else {
-          res.writeHead(200).end()
-        }
-      })
-    })
-    server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server })))
-  }),
-  ({ server }) => Effect.callback<void>((resume) => {
-    server.closeAllConnections()
-    server.close(() => resume(Effect.void))
-  })
-))
-
-
-const TestLayer = Layer.mergeAll(
-  Consumer.layer,
-  Deliverer.serviceLayer,
-  Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBaseLayer).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
-  ),
-  Organizations.layer,
-  ApiKeys.layer
-).pipe(
-  Layer.provideMerge(Layer.effectDiscard(Migrations.migratePostgres())),
-  Layer.provideMerge(Layer.mergeAll(
-    Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
-    Publisher.layer.pipe(Layer.provideMerge(MemoryBus.layer))
-  )),
-  Layer.provide(Layer.unwrap(Effect.gen(function*() {
-    const { base } = yield* Hooks
-    // Its own data directory: two runs at once (other checkouts) must not share the hand-over lock.
-    const dataDir = yield* tempDir("notifier-rules")
-    return withConfig({
-      NOTIFIER_POLL_MS: "50",
-      NOTIFIER_ALLOW_PRIVATE: "true",
-      NOTIFIER_TIMER_MS: "100",
-      PUBLIC_URL: "https://status.example.com",
-      SLACK_API_URL: `${base}/slack-api`,
-      DATA_DIR: dataDir
-    })
-  }))),
-  Layer.provideMerge(hooks)
-)
-
-const sleep = (ms: number) => Effect.sleep(Duration.millis(ms))
-
-
-/** What arrived at one receiver path so far. */
-const at = (path: string) => Hooks.use((h) => Effect.succeed(h.received.filter((r) => r.path === path)))
-
-/** Waits until `path` got `count` requests, then a little longer to catch any extra one. */
-const arrivals = (path: string, count: number, settleMs = 700) =>
-  Effect.gen(function*() {
-    yield* eventually(10_000, at(path).pipe(Effect.map((r) => (r.length >= count ? r : undefined))))
-    yield* sleep(settleMs)
-    return yield* at(path)
-  })
-
-const publish = (event: StatusEvent | MonitorEvent) =>
-  Bus.use((bus) => bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }))
+const TestLayer = notifierLayer({
+  name: "notifier-rules",
+  config: (base) => ({ SLACK_API_URL: `${base}/slack-api` }),
+  // Slack's Web API answers 200 with the message's ts (a Unix time with microseconds).
+  answer: (request, received) =>
+    request.path === "/slack-api/chat.postMessage"
+      ? { status: 200, json: { ok: true, channel: "C0OPS", ts: ts(received.filter((r) => r.path === request.path).length) } }
+      : { status: 200 }
+})
 
 let sequence = 0
 const eventId = () => `ev-${Date.now().toString(36)}-${++sequence}`
@@ -114,7 +31,6 @@ const eventId = () => `ev-${Date.now().toString(36)}-${++sequence}`
 const setup = (plan: "pro" | "enterprise", componentCount = 1) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
-    const base = (yield* Hooks).base
     const tenant = yield* newTenant(plan)
     const key = tenant.keys.admin
     const sourceKey = `src-${tenant.slug}`
@@ -132,18 +48,8 @@ const setup = (plan: "pro" | "enterprise", componentCount = 1) =>
     for (const c of components) {
       assert.strictEqual((yield* call("POST", `/stacks/${stack.id}/items`, { key, body: { kind: "component", component_id: c.id } })).status, 201)
     }
-    const channel = (path: string) =>
-      call("POST", "/channels", { key, body: { type: "webhook", name: path, settings: { url: `${base}${path}` } } }).pipe(
-        Effect.map((r) => {
-          assert.strictEqual(r.status, 201, JSON.stringify(r.body))
-          return r.body.id as string
-        })
-      )
-    const rule = (body: Record<string, unknown>) =>
-      call("POST", "/rules", { key, body: { name: "rule", ...body } }).pipe(Effect.map((r) => {
-        assert.strictEqual(r.status, 201, JSON.stringify(r.body))
-        return r.body.id as string
-      }))
+    const channel = (path: string) => webhookChannel(key, path)
+    const rule = (body: Record<string, unknown>) => newRule(key, body)
     const componentEvent = (index: number, previous: string, current: string, timestamp: string, incident?: StatusEvent["incident"]): StatusEvent => ({
       id: eventId(),
       type: "component.status_changed",
@@ -155,7 +61,6 @@ const setup = (plan: "pro" | "enterprise", componentCount = 1) =>
     return { tenant, key, sourceKey, components, stack, channel, rule, componentEvent }
   })
 
-const bodies = (received: ReadonlyArray<Received>) => received.map((r) => r.body)
 /** The ts the Slack stand-in gives its n-th message. */
 const ts = (n: number) => `1760000000.${String(n).padStart(6, "0")}`
 const names = (got: ReadonlyArray<Record<string, unknown>>) => got.map((b) => (b["component"] as { name: string }).name).toSorted()

@@ -4,8 +4,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { rootCertificates } from "node:tls"
-import { Agent, getGlobalDispatcher, request, setGlobalDispatcher } from "undici"
+import { request } from "undici"
 import webPush from "web-push"
 import * as Deliverer from "../../services/notifier/Deliverer.ts"
 import { Outbox } from "../../services/notifier/Outbox.ts"
@@ -15,7 +14,7 @@ import { apiServer, call, newTenant } from "../support/api.ts"
 import { eventually } from "../support/eventually.ts"
 import { type PushService, startPushService } from "../support/pushService.ts"
 import { withConfig } from "../support/stores.ts"
-import { makeTestCerts } from "../support/tls.ts"
+import { trustedTestCerts } from "../support/tls.ts"
 
 /**
  * The Web Push channel end to end: a channel holding a browser's subscription,
@@ -28,16 +27,7 @@ class Push extends Context.Service<Push, PushService>()("test/notifier-webpush/P
 
 /** The push service over HTTPS (push endpoints are https), and undici's global dispatcher trusting its CA, restored on release. */
 const push = Layer.effect(Push, Effect.gen(function*() {
-  const certs = yield* Effect.acquireRelease(Effect.sync(() => makeTestCerts()), (c) => Effect.sync(c.remove))
-  yield* Effect.acquireRelease(
-    Effect.sync(() => {
-      const previous = getGlobalDispatcher()
-      const agent = new Agent({ connect: { ca: [...rootCertificates, certs.ca] } })
-      setGlobalDispatcher(agent)
-      return { previous, agent }
-    }),
-    ({ agent, previous }) => Effect.promise(() => (setGlobalDispatcher(previous), agent.close()))
-  )
+  const certs = yield* trustedTestCerts
   return yield* Effect.acquireRelease(Effect.promise(() => startPushService(certs)), (s) => Effect.promise(s.close))
 }))
 

@@ -1,18 +1,10 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
-import { SingleRunner } from "effect/cluster"
-import { Digest } from "effect/crypto"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { Publisher } from "../../services/platform/Publisher.ts"
-import { ClickHouse } from "../../services/platform/ClickHouse.ts"
-import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
-import * as Migrations from "../../services/platform/Migrations.ts"
-import * as Postgres from "../../services/platform/Postgres.ts"
-import * as Poller from "../../services/poller/Poller.ts"
 import { ShardReloads } from "../../services/domain/ShardReloads.ts"
-import { freshDatabase, tempDir, withConfig } from "../support/stores.ts"
+import { engine } from "../support/engine.ts"
 
 /**
  * The poller on the outbound module (issue 12): organizations' sources are
@@ -62,32 +54,16 @@ const page = await listen((req, res) => {
   }
 })
 
-const stores = Layer.mergeAll(
-  Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
-  Layer.unwrap(Effect.map(tempDir("outbound-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
-  // The in-process bus: this test shares no Redis keys with the others.
-  Publisher.layer.pipe(Layer.provideMerge(MemoryBus.layer))
-)
-const migrated = Layer.effectDiscard(Effect.gen(function*() {
-  yield* Migrations.migratePostgres()
-  yield* Migrations.migrateClickHouse()
-}))
-const cluster = SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer.provide(Digest.layerWebCrypto))
-const poller = Poller.layer.pipe(
-  Layer.provide(cluster),
-  Layer.provide(withConfig({
+// The in-process bus: this test shares no Redis keys with the others.
+const TestLayer = engine({
+  name: "outbound",
+  config: {
     POLLER_SHARDS: "1",
-    POLLER_INTERVAL_OVERRIDE_S: "1",
-    POLLER_KEEPER_MS: "300",
-    POLLER_REFRESH_MS: "600000",
-    RESULTS_FLUSH_MS: "200",
     POLL_RETRIES: "0",
-    DATA_DIR: "/tmp/statusgrid-outbound-poller-test",
     MONITOR_ALLOW_PRIVATE: "false",
     OUTBOUND_ALLOW_ADDRESSES: `127.0.0.1:${page.port}`
-  }))
-)
-const TestLayer = poller.pipe(Layer.provideMerge(migrated), Layer.provideMerge(stores))
+  }
+}, Layer.empty)
 
 /** Polls `query` every 100 ms until it returns a row, for at most `ms`. */
 const eventually = <A>(ms: number, query: Effect.Effect<ReadonlyArray<A>, unknown, SqlClient>) =>

@@ -1,72 +1,19 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Duration, Effect, Layer, Queue, Result, Stream } from "effect"
-import { SingleRunner } from "effect/cluster"
-import { Digest } from "effect/crypto"
-import { NodeHttpServer } from "@effect/platform-node"
-import { HttpRouter, HttpServer } from "effect/http"
+import { Duration, Effect, Layer, Queue, Result, Stream } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { createServer } from "node:http"
-import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import { decodeDelta } from "../../services/domain/Event.ts"
 import { ClickHouse } from "../../services/platform/ClickHouse.ts"
 import { Bus } from "../../services/platform/Bus.ts"
-import * as RedisBus from "../../services/platform/Bus/Redis.ts"
-import * as Migrations from "../../services/platform/Migrations.ts"
-import * as Postgres from "../../services/platform/Postgres.ts"
-import * as Poller from "../../services/poller/Poller.ts"
 import { PollerStats } from "../../services/poller/PollerStats.ts"
 import { RedisKeys } from "../../services/platform/RedisKeys.ts"
 import { ShardReloads } from "../../services/domain/ShardReloads.ts"
-import { Publisher } from "../../services/platform/Publisher.ts"
-import * as Simulator from "../../services/simulator/Server.ts"
-import { freshDatabase, tempDir, testRedisUrl, withConfig } from "../support/stores.ts"
-
-class Sim extends Context.Service<Sim, Simulator.Simulator>()("test/poller/Sim") {}
-class ApiUrl extends Context.Service<ApiUrl, string>()("test/poller/ApiUrl") {}
-
-/** The sources API on 127.0.0.1, over the same PostgreSQL the poller writes. */
-const api = Layer.effect(ApiUrl, Effect.gen(function*() {
-  const { address } = yield* HttpServer.HttpServer
-  return address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
-})).pipe(
-  Layer.provideMerge(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig })),
-  Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
-)
+import { ApiBase } from "../support/api.ts"
+import { addCatalogSource, api, engine, Sim, simulator } from "../support/engine.ts"
 
 const intervalS = 2
 
-/** Real PostgreSQL, Redis and chDB, migrated; the simulator; one runner with the poller. */
-const stores = Layer.mergeAll(
-  Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
-  Layer.unwrap(Effect.map(tempDir("poller-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
-  Publisher.layer.pipe(Layer.provideMerge(RedisBus.layer(testRedisUrl)))
-)
-const migrated = Layer.effectDiscard(Effect.gen(function*() {
-  yield* Migrations.migratePostgres()
-  yield* Migrations.migrateClickHouse()
-  // The deltas and events of this run only.
-  const bus = yield* Bus
-  yield* bus.del([RedisKeys.events])
-}))
-const cluster = SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer.provide(Digest.layerWebCrypto))
-const poller = Poller.layer.pipe(
-  Layer.provide(cluster),
-  Layer.provide(withConfig({
-    POLLER_SHARDS: "2",
-    POLLER_INTERVAL_OVERRIDE_S: String(intervalS),
-    POLLER_KEEPER_MS: "300",
-    // Long: new sources must reach their shards through ShardReloads, not the periodic refresh.
-    POLLER_REFRESH_MS: "600000",
-    RESULTS_FLUSH_MS: "200",
-    DATA_DIR: "/tmp/statusgrid-poller-test"
-  }))
-)
-const simLayer = Layer.effect(Sim, Simulator.make({ port: 0, host: "127.0.0.1", sources: 0 }))
-
-const TestLayer = Layer.mergeAll(poller, simLayer, api).pipe(
-  Layer.provideMerge(migrated),
-  Layer.provideMerge(stores)
-)
+/** Real PostgreSQL, Redis and chDB, migrated (the deltas and events of this run only); the simulator; one runner with the poller; the sources API. */
+const TestLayer = engine({ name: "poller", bus: "redis", clearEvents: true, config: { POLLER_INTERVAL_OVERRIDE_S: String(intervalS) } }, Layer.mergeAll(simulator, api))
 
 /** Polls `check` every 100 ms until it returns a value, for at most `ms`. */
 const eventually = <A>(ms: number, check: Effect.Effect<A | undefined, unknown, SqlClient | ClickHouse | Bus>) =>
@@ -80,13 +27,6 @@ const eventually = <A>(ms: number, check: Effect.Effect<A | undefined, unknown, 
     }
   })
 
-const addSource = (key: string, provider: string, url: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    yield* sql`INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
-      VALUES (${key}, ${key}, 'catalog', ${provider}, ${url}, 'critical', 30)`
-    yield* ShardReloads.use((reloads) => reloads.sources([key]))
-  })
 
 describe("poller", () => {
   layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("with the simulator", (it) => {
@@ -97,8 +37,8 @@ describe("poller", () => {
         const bus = yield* Bus
         const page = sim.state.add({ key: "flip-statuspage", name: "Flip Statuspage", provider: "statuspage_io", components: 6 })
         const feed = sim.state.add({ key: "flip-feed", name: "Flip Feed", provider: "rss", components: 0, groups: 0 })
-        yield* addSource(page.key, "statuspage_io", page.baseUrl)
-        yield* addSource(feed.key, "rss", `${feed.baseUrl}/history.atom`)
+        yield* addCatalogSource(page.key, "statuspage_io", page.baseUrl)
+        yield* addCatalogSource(feed.key, "rss", `${feed.baseUrl}/history.atom`)
 
         // Both are picked up without a restart and checked.
         yield* eventually(10_000, sql<{ n: number }>`
@@ -125,7 +65,7 @@ describe("poller", () => {
           SELECT status, incidents_count FROM sources WHERE key = 'flip-feed'`
           .pipe(Effect.map((rows) => (rows[0]?.status !== "operational" ? rows[0] : undefined))))
         assert.strictEqual(pageStatus.value, "critical")
-        const apiUrl = yield* ApiUrl
+        const apiUrl = yield* ApiBase
         const served = yield* Effect.promise(async () =>
           (await (await fetch(`${apiUrl}/api/v1/sources/flip-feed`)).json()) as { status: string; incidents_count: number }
         )

@@ -1,24 +1,11 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
-import { SingleRunner } from "effect/cluster"
-import { Digest } from "effect/crypto"
-import { NodeHttpServer } from "@effect/platform-node"
-import { HttpRouter, HttpServer } from "effect/http"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { createServer } from "node:http"
-import { Publisher } from "../../services/platform/Publisher.ts"
-import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import type { Page } from "../../services/domain/api/Paging.ts"
 import type * as Wire from "../../services/domain/api/Sources.ts"
-import { ClickHouse } from "../../services/platform/ClickHouse.ts"
-import * as RedisBus from "../../services/platform/Bus/Redis.ts"
-import * as Migrations from "../../services/platform/Migrations.ts"
-import * as Postgres from "../../services/platform/Postgres.ts"
-import * as Poller from "../../services/poller/Poller.ts"
-import { ShardReloads } from "../../services/domain/ShardReloads.ts"
-import * as Simulator from "../../services/simulator/Server.ts"
 import { waitFor } from "../support/eventually.ts"
-import { freshDatabase, tempDir, testRedisUrl, withConfig } from "../support/stores.ts"
+import { ApiBase } from "../support/api.ts"
+import { addCatalogSource, api, engine, Sim, simulator } from "../support/engine.ts"
 
 /**
  * What the poller reads is stored and served: the real poller reads simulator sources into a real
@@ -31,43 +18,16 @@ type Incident = typeof Wire.Incident.Encoded
 type ProviderMaintenance = typeof Wire.ProviderMaintenance.Encoded
 type Source = typeof Wire.Source.Encoded
 
-class Sim extends Context.Service<Sim, Simulator.Simulator>()("test/records/Sim") {}
-class ApiUrl extends Context.Service<ApiUrl, string>()("test/records/ApiUrl") {}
-
-const api = Layer.effect(ApiUrl, Effect.gen(function*() {
-  const { address } = yield* HttpServer.HttpServer
-  return address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
-})).pipe(
-  Layer.provideMerge(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig })),
-  Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
-)
-
 const intervalS = 2
-const stores = Layer.mergeAll(
-  Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
-  Layer.unwrap(Effect.map(tempDir("records-ch"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid"))),
-  Publisher.layer.pipe(Layer.provideMerge(RedisBus.layer(testRedisUrl)))
-)
-const migrated = Layer.effectDiscard(Effect.gen(function*() {
-  yield* Migrations.migratePostgres()
-  yield* Migrations.migrateClickHouse()
-}))
-const cluster = SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer.provide(Digest.layerWebCrypto))
-const poller = Poller.layer.pipe(
-  Layer.provide(cluster),
-  Layer.provide(withConfig({
-    POLLER_SHARDS: "2",
+const TestLayer = engine({
+  name: "records",
+  bus: "redis",
+  config: {
     POLLER_INTERVAL_OVERRIDE_S: String(intervalS),
-    POLLER_KEEPER_MS: "300",
-    POLLER_REFRESH_MS: "600000",
-    RESULTS_FLUSH_MS: "200",
     // Answers are read right after the poller writes them.
-    API_CACHE_MS: "0",
-    DATA_DIR: "/tmp/statusgrid-records-test"
-  }))
-)
-const simLayer = Layer.effect(Sim, Simulator.make({ port: 0, host: "127.0.0.1", sources: 0 }))
-const TestLayer = Layer.mergeAll(poller, simLayer, api).pipe(Layer.provideMerge(migrated), Layer.provideMerge(stores))
+    API_CACHE_MS: "0"
+  }
+}, Layer.mergeAll(simulator, api))
 
 /** A change is served within one poll interval plus the save and a margin for a loaded machine. */
 const within = intervalS * 1000 + 8000
@@ -118,13 +78,6 @@ interface SimSourceJson {
 
 const simSource = (key: string) => control<SimSourceJson>("GET", `/sources/${key}`)
 
-const addSource = (key: string, provider: string, url: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient
-    yield* sql`INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
-      VALUES (${key}, ${key}, 'catalog', ${provider}, ${url}, 'critical', 30)`
-    yield* ShardReloads.use((reloads) => reloads.sources([key]))
-  })
 
 /** The comparable part of an incident: what the provider says, with components by name, updates oldest first. */
 const incidentView = (i: Incident) => ({
@@ -199,10 +152,10 @@ describe("source records", () => {
     it.effect("incidents with their updates and components, and maintenances, match the simulator after each change", () =>
       Effect.gen(function*() {
         const sim = yield* Sim
-        const apiUrl = yield* ApiUrl
+        const apiUrl = yield* ApiBase
         const key = "records-statuspage"
         const page = sim.state.add({ key, name: "Records Statuspage", provider: "statuspage_io", components: 8, groups: 2 })
-        yield* addSource(key, "statuspage_io", page.baseUrl)
+        yield* addCatalogSource(key, "statuspage_io", page.baseUrl)
         const sql = yield* SqlClient
         yield* waitFor(within, "first check stored", sql<{ n: number }>`
           SELECT components_count AS n FROM sources WHERE key = ${key}`
@@ -292,11 +245,11 @@ describe("source records", () => {
     it.effect("a region flipped upstream shows on the source, its components and its incidents (AWS)", () =>
       Effect.gen(function*() {
         const sim = yield* Sim
-        const apiUrl = yield* ApiUrl
+        const apiUrl = yield* ApiBase
         const key = "records-aws"
         const regions = ["eu-west-1", "us-east-1"]
         const page = sim.state.add({ key, name: "Records AWS", provider: "aws", components: 6, groups: 0, regions })
-        yield* addSource(key, "aws", page.baseUrl)
+        yield* addCatalogSource(key, "aws", page.baseUrl)
         const sourceUrl = `${apiUrl}/api/v1/sources/${key}`
         yield* waitFor(within, "first check", getJson<Source>(sourceUrl)
           .pipe(Effect.map((r) => (r.body.last_checked_at !== null ? true : undefined))))
@@ -377,7 +330,7 @@ describe("source records", () => {
 
     it.effect("an unknown key is a 404 JSON body; bad paging parameters are 400s naming the parameter", () =>
       Effect.gen(function*() {
-        const apiUrl = yield* ApiUrl
+        const apiUrl = yield* ApiBase
         for (const path of ["incidents", "maintenances"]) {
           const missing = yield* getJson<{ code: string; field: string }>(`${apiUrl}/api/v1/sources/no-such-source/${path}`)
           assert.strictEqual(missing.status, 404)

@@ -1,37 +1,25 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { SingleRunner } from "effect/cluster"
-import { Digest } from "effect/crypto"
-import { HttpRouter } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
 import { Redis } from "ioredis"
 import * as Fs from "node:fs"
-import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import type { StatusEvent } from "../../services/domain/Event.ts"
-import * as Consumer from "../../services/notifier/Consumer.ts"
-import * as Deliverer from "../../services/notifier/Deliverer.ts"
-import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
-import { Organizations } from "../../services/orgs/Organizations.ts"
 import * as RedisBus from "../../services/platform/Bus/Redis.ts"
 import { ClickHouse } from "../../services/platform/ClickHouse.ts"
-import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
-import * as Poller from "../../services/poller/Poller.ts"
+import { Publisher } from "../../services/platform/Publisher.ts"
 import { PollerStats } from "../../services/poller/PollerStats.ts"
 import { RedisKeys } from "../../services/platform/RedisKeys.ts"
-import { Publisher } from "../../services/platform/Publisher.ts"
 import { ResultWriter } from "../../services/poller/ResultWriter.ts"
 import type { SimSource } from "../../services/simulator/Model.ts"
-import * as Simulator from "../../services/simulator/Server.ts"
 import { waitFor } from "../support/eventually.ts"
 import * as FaultProxy from "../support/faultProxy.ts"
 import { type HttpReceiver, startHttpReceiver } from "../support/receivers.ts"
-import { apiBaseLayer, call, newTenant } from "../support/api.ts"
-import { freshDatabase, tempDir, testRedisUrl, withConfig } from "../support/stores.ts"
+import { call, newTenant } from "../support/api.ts"
+import { freshDatabase, tempDir, testRedisUrl } from "../support/stores.ts"
+import { api, engineOver, notifier, Sim, simulator } from "../support/engine.ts"
 
 /**
  * Issue 12, "Redis outage" and "PostgreSQL outage": one in-process statusgrid
@@ -50,7 +38,6 @@ const keyOf = (i: number) => `outage-${run}-${String(i).padStart(3, "0")}`
 const spillDir = Path.join(Os.tmpdir(), `statusgrid-outage-handover-${run}`)
 const spillFiles = () => (Fs.existsSync(spillDir) ? Fs.readdirSync(spillDir).filter((f) => f.endsWith(".ndjson")).length : 0)
 
-class Sim extends Context.Service<Sim, Simulator.Simulator>()("test/store-outages/Sim") {}
 class Proxies extends Context.Service<Proxies, { readonly redis: FaultProxy.FaultProxy; readonly postgres: FaultProxy.FaultProxy }>()(
   "test/store-outages/Proxies"
 ) {}
@@ -92,35 +79,22 @@ const stores = Layer.unwrap(Effect.gen(function*() {
   )
 }))
 
-const TestLayer = Layer.mergeAll(
-  Poller.layer.pipe(Layer.provide(SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer.provide(Digest.layerWebCrypto)))),
-  Consumer.layer,
-  Deliverer.serviceLayer,
-  Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBaseLayer).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
-  ),
-  Organizations.layer,
-  ApiKeys.layer,
-  Layer.effect(Sim, Simulator.make({ port: 0, host: "127.0.0.1", sources: 0 })),
+const TestLayer = engineOver(stores, {
+  name: "outage",
+  config: {
+    POLLER_INTERVAL_OVERRIDE_S: "2",
+    POLLER_REFRESH_MS: "2000",
+    NOTIFIER_POLL_MS: "100",
+    NOTIFIER_ALLOW_PRIVATE: "true",
+    PUBLISH_MEMORY_CHANGES: "8",
+    PUBLISH_SPILL_DIR: spillDir
+  }
+}, Layer.mergeAll(
+  notifier,
+  api,
+  simulator,
   Layer.effect(Hook, Effect.acquireRelease(Effect.promise(() => startHttpReceiver(() => ({ status: 200 }))), (r) => Effect.promise(() => r.close())))
-).pipe(
-  Layer.provideMerge(Layer.effectDiscard(Effect.andThen(Migrations.migratePostgres(), Migrations.migrateClickHouse()))),
-  Layer.provideMerge(stores),
-  Layer.provide(Layer.unwrap(Effect.map(tempDir("outage-data"), (dir) =>
-    withConfig({
-      POLLER_SHARDS: "2",
-      POLLER_INTERVAL_OVERRIDE_S: "2",
-      POLLER_KEEPER_MS: "300",
-      POLLER_REFRESH_MS: "2000",
-      RESULTS_FLUSH_MS: "200",
-      NOTIFIER_POLL_MS: "100",
-      NOTIFIER_ALLOW_PRIVATE: "true",
-      PUBLISH_MEMORY_CHANGES: "8",
-      PUBLISH_SPILL_DIR: spillDir,
-      DATA_DIR: dir
-    })
-  )))
-)
+))
 
 /** Component status events of a source on `sg:events`, in stream order: `<component external id>:<status>`. */
 const componentEvents = (redis: Redis) =>

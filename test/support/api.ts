@@ -1,4 +1,5 @@
 import { NodeHttpServer } from "@effect/platform-node"
+import { assert } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -88,6 +89,33 @@ export const call = (method: string, path: string, options: CallOptions = {}) =>
       return { status: response.status, body: parsed, headers: response.headers }
     })
   })
+
+/** Each request, without a key and with an unknown one, is answered 401 `unauthorized`. */
+export const assertUnauthorized = (requests: ReadonlyArray<readonly [method: string, path: string, body?: unknown]>) =>
+  Effect.gen(function*() {
+    for (const [method, path, body] of requests) {
+      for (const key of [undefined, "sg_unknown"]) {
+        const r = yield* call(method, path, { key, body })
+        assert.strictEqual(r.status, 401, `${method} ${path} ${key}`)
+        assert.strictEqual(r.body.code, "unauthorized")
+      }
+    }
+  })
+
+/** The spec's role table for an organization's records: every role views; Admins and Members write; only Admins delete. */
+export const roleMay = (role: Role, permission: "view" | "write" | "delete") =>
+  permission === "view" || (permission === "write" ? role !== "viewer" : role === "admin")
+
+/** Checks answers to `role`: `ok` where the role table allows the permission, 403 `forbidden` otherwise. */
+export const expectForRole = (role: Role) =>
+  (r: { status: number; body: { code?: string } }, ok: number, permission: "view" | "write" | "delete", what: string) => {
+    if (roleMay(role, permission)) {
+      assert.strictEqual(r.status, ok, `${role} ${what}: ${JSON.stringify(r.body)}`)
+    } else {
+      assert.strictEqual(r.status, 403, `${role} ${what}`)
+      assert.strictEqual(r.body.code, "forbidden")
+    }
+  }
 
 export interface Tenant {
   readonly id: string

@@ -8,14 +8,14 @@ const tag = () => Math.random().toString(36).slice(2, 10)
 /** An instant `hours` from now, as the API takes it. */
 export const hoursFromNow = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString()
 
-/** A catalog source with `components` components, as the catalog loader would leave it. */
-export const catalogSource = (components: number) =>
+/** A catalog source with `components` components (all operational), as the catalog loader would leave it. */
+export const catalogSource = (components: number, status: "operational" | "degraded" = "operational") =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
     const key = `cat-${tag()}`
     const [source] = yield* sql<{ id: string }>`
       INSERT INTO sources (key, name, kind, status, status_page_url, enabled)
-      VALUES (${key}, ${`Catalog ${key}`}, 'catalog', 'operational', 'https://status.example.com', true)
+      VALUES (${key}, ${`Catalog ${key}`}, 'catalog', ${status}, 'https://status.example.com', true)
       RETURNING id`
     const ids: Array<string> = []
     for (let i = 0; i < components; i++) {

@@ -1,7 +1,10 @@
+import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { rootCertificates } from "node:tls"
+import { Agent, getGlobalDispatcher, setGlobalDispatcher } from "undici"
 
 /** PEM certificates and keys for local HTTPS test servers, made with the openssl CLI. */
 export interface TestCerts {
@@ -55,3 +58,23 @@ export const makeTestCerts = (leafDays = 5): TestCerts => {
     remove: () => Fs.rmSync(dir, { recursive: true, force: true })
   }
 }
+
+/**
+ * Test certificates for the scope, removed on release, and undici's global
+ * dispatcher (which the notifier's senders use: they take no CA from
+ * configuration) trusting their CA besides the usual roots; the previous
+ * dispatcher is restored on release.
+ */
+export const trustedTestCerts = Effect.gen(function*() {
+  const certs = yield* Effect.acquireRelease(Effect.sync(() => makeTestCerts()), (c) => Effect.sync(c.remove))
+  yield* Effect.acquireRelease(
+    Effect.sync(() => {
+      const previous = getGlobalDispatcher()
+      const agent = new Agent({ connect: { ca: [...rootCertificates, certs.ca] } })
+      setGlobalDispatcher(agent)
+      return { previous, agent }
+    }),
+    ({ agent, previous }) => Effect.promise(() => (setGlobalDispatcher(previous), agent.close()))
+  )
+  return certs
+})
