@@ -18,7 +18,7 @@ import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { RedisKeys } from "../../services/platform/RedisKeys.ts"
 import { Publisher } from "../../services/platform/Publisher.ts"
-import { apiBaseLayer, call, newTenant } from "../support/api.ts"
+import { apiBaseLayer, apiClickHouse, call, newTenant } from "../support/api.ts"
 import { eventually } from "../support/eventually.ts"
 import { freshDatabase, withConfig } from "../support/stores.ts"
 
@@ -68,7 +68,8 @@ const TestLayer = Layer.mergeAll(
   Consumer.layer,
   Deliverer.serviceLayer,
   Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBaseLayer).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
+    Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provide(apiClickHouse)
   ),
   Organizations.layer,
   ApiKeys.layer

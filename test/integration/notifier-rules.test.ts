@@ -17,7 +17,7 @@ import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { RedisKeys } from "../../services/platform/RedisKeys.ts"
 import { Publisher } from "../../services/platform/Publisher.ts"
-import { ApiBase, apiBaseLayer, call, newTenant } from "../support/api.ts"
+import { ApiBase, apiBaseLayer, apiClickHouse, call, newTenant } from "../support/api.ts"
 import { freshDatabase, tempDir, withConfig } from "../support/stores.ts"
 import { eventually } from "../support/eventually.ts"
 
@@ -64,7 +64,8 @@ const TestLayer = Layer.mergeAll(
   Consumer.layer,
   Deliverer.serviceLayer,
   Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), apiBaseLayer).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
+    Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provide(apiClickHouse)
   ),
   Organizations.layer,
   ApiKeys.layer
