@@ -103,6 +103,30 @@ const windowAt = (window: HistoryWindow, now: number) => {
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
+/** `subject key → (t in ms → counts)`. */
+const index = (rows: ReadonlyArray<RollupRow>) => {
+  const bySubject = new Map<string, Map<number, Counts>>()
+  for (const row of rows) {
+    const key = subjectKey(row.kind, row.subject_id, row.component_id)
+    let cells = bySubject.get(key)
+    if (cells === undefined) bySubject.set(key, cells = new Map())
+    const at = row.t * 1000
+    cells.set(at, add(cells.get(at) ?? none, countsOf(row)))
+  }
+  return bySubject
+}
+
+const total = (cells: Map<number, Counts> | undefined, from: number, to: number) => {
+  let sum = none
+  for (const [at, c] of cells ?? []) if (at >= from && at < to) sum = add(sum, c)
+  return sum
+}
+
+const uptimeRange = (now: number, days: number) => {
+  const today = Math.floor(now / dayMs) * dayMs
+  return { from: today - (days - 1) * dayMs, to: today + dayMs }
+}
+
 /**
  * Status history of sources, their components and website monitors, read
  * from the hourly and daily rollups of `check_results`
@@ -166,30 +190,6 @@ export class StatusHistory extends Context.Service<StatusHistory, {
         subjects,
         { from: isoDay(from), to: isoDay(to) }
       )
-
-    /** `subject key → (t in ms → counts)`. */
-    const index = (rows: ReadonlyArray<RollupRow>) => {
-      const bySubject = new Map<string, Map<number, Counts>>()
-      for (const row of rows) {
-        const key = subjectKey(row.kind, row.subject_id, row.component_id)
-        let cells = bySubject.get(key)
-        if (cells === undefined) bySubject.set(key, cells = new Map())
-        const at = row.t * 1000
-        cells.set(at, add(cells.get(at) ?? none, countsOf(row)))
-      }
-      return bySubject
-    }
-
-    const total = (cells: Map<number, Counts> | undefined, from: number, to: number) => {
-      let sum = none
-      for (const [at, c] of cells ?? []) if (at >= from && at < to) sum = add(sum, c)
-      return sum
-    }
-
-    const uptimeRange = (now: number, days: number) => {
-      const today = Math.floor(now / dayMs) * dayMs
-      return { from: today - (days - 1) * dayMs, to: today + dayMs }
-    }
 
     const forSubjects = Effect.fn("StatusHistory.forSubjects")(function*(
       subjects: ReadonlyArray<HistorySubject>,
