@@ -18,21 +18,20 @@ export class HistoryUnavailable extends Schema.TaggedError<HistoryUnavailable>()
 const hourMs = 3_600_000
 const dayMs = 86_400_000
 
-/** One rollup row, summed over its unmerged parts: the counts of one subject in one hour or day. */
-const RollupRow = Schema.Struct({
+/**
+ * One subject's rollup rows, summed over their unmerged parts: `[t, checks, down, degraded,
+ * maintenance, errors]` per hour or day, `t` its start in Unix seconds (0 in the uptime query,
+ * which does not group by time). One row per subject with an array, not one per cell: a 500-component
+ * stack's 90 days are 45,000 cells, and per-cell objects cost more to send and decode than the query.
+ */
+const SubjectRows = Schema.Struct({
   kind: Schema.Literals(["source", "monitor"]),
   subject_id: Schema.String,
   component_id: Schema.String,
-  /** Start of the hour or day, Unix seconds; 0 in the uptime query, which does not group by time. */
-  t: Schema.Number,
-  checks: Schema.Number,
-  down: Schema.Number,
-  degraded: Schema.Number,
-  maintenance: Schema.Number,
-  errors: Schema.Number
+  cells: Schema.Array(Schema.Tuple([Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number]))
 })
-type RollupRow = typeof RollupRow.Type
-const decodeRows = Schema.decodeUnknownEffect(Schema.Array(RollupRow))
+type SubjectRows = typeof SubjectRows.Type
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(SubjectRows))
 
 /** The counts a cell or an uptime figure is computed from. */
 interface Counts {
@@ -60,12 +59,12 @@ const add = (a: Counts, b: Counts): Counts => ({
  * `error_checks` are exactly its unread checks. A monitor's failed check is
  * `down`: its errors are outages, not unread.
  */
-const countsOf = (row: RollupRow): Counts => ({
-  checks: row.checks,
-  down: row.down,
-  degraded: row.degraded,
-  maintenance: row.maintenance,
-  unread: row.kind === "source" ? row.errors : 0
+const countsOf = (kind: SubjectRows["kind"], cell: SubjectRows["cells"][number]): Counts => ({
+  checks: cell[1],
+  down: cell[2],
+  degraded: cell[3],
+  maintenance: cell[4],
+  unread: kind === "source" ? cell[5] : 0
 })
 
 const counted = (c: Counts) => Math.max(0, c.checks - c.maintenance - c.unread)
@@ -104,14 +103,16 @@ const windowAt = (window: HistoryWindow, now: number) => {
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 /** `subject key → (t in ms → counts)`. */
-const index = (rows: ReadonlyArray<RollupRow>) => {
+const index = (rows: ReadonlyArray<SubjectRows>) => {
   const bySubject = new Map<string, Map<number, Counts>>()
   for (const row of rows) {
     const key = subjectKey(row.kind, row.subject_id, row.component_id)
     let cells = bySubject.get(key)
     if (cells === undefined) bySubject.set(key, cells = new Map())
-    const at = row.t * 1000
-    cells.set(at, add(cells.get(at) ?? none, countsOf(row)))
+    for (const cell of row.cells) {
+      const at = cell[0] * 1000
+      cells.set(at, add(cells.get(at) ?? none, countsOf(row.kind, cell)))
+    }
   }
   return bySubject
 }
@@ -169,13 +170,20 @@ export class StatusHistory extends Context.Service<StatusHistory, {
       AND component_id IN {components:Array(String)}`
     const sums = `sum(checks) AS checks, sum(down_checks) AS down, sum(degraded_checks) AS degraded,
       sum(maintenance_checks) AS maintenance, sum(error_checks) AS errors`
+    /**
+     * The per-cell sums of `inner`, gathered into one row per subject. Arrays (all UInt64), not tuples: a
+     * server with `enable_named_columns_in_function_tuple` would send a tuple of columns as an object.
+     */
+    const perSubject = (inner: string) =>
+      `SELECT kind, subject_id, component_id, groupArray([t, checks, down, degraded, maintenance, errors]) AS cells
+      FROM (${inner}) GROUP BY kind, subject_id, component_id`
 
     const hourly = (subjects: ReadonlyArray<HistorySubject>, from: number, to: number) =>
       read(
-        `SELECT toString(subject_kind) AS kind, subject_id, component_id, toUnixTimestamp(hour) AS t, ${sums}
+        perSubject(`SELECT toString(subject_kind) AS kind, subject_id, component_id, toUInt64(toUnixTimestamp(hour)) AS t, ${sums}
         FROM check_rollup_hourly
         WHERE ${where} AND hour >= toDateTime({from:UInt32}, 'UTC') AND hour < toDateTime({to:UInt32}, 'UTC')
-        GROUP BY subject_kind, subject_id, component_id, hour`,
+        GROUP BY subject_kind, subject_id, component_id, hour`),
         subjects,
         { from: from / 1000, to: to / 1000 }
       )
@@ -183,10 +191,10 @@ export class StatusHistory extends Context.Service<StatusHistory, {
     /** Per day, or (`perDay` false) one row per subject over the whole range. */
     const daily = (subjects: ReadonlyArray<HistorySubject>, from: number, to: number, perDay: boolean) =>
       read(
-        `SELECT toString(subject_kind) AS kind, subject_id, component_id, ${perDay ? "toUInt32(day) * 86400" : "0"} AS t, ${sums}
+        perSubject(`SELECT toString(subject_kind) AS kind, subject_id, component_id, ${perDay ? "toUInt64(toUInt32(day) * 86400)" : "toUInt64(0)"} AS t, ${sums}
         FROM check_rollup_daily
         WHERE ${where} AND day >= toDate({from:String}) AND day < toDate({to:String})
-        GROUP BY subject_kind, subject_id, component_id${perDay ? ", day" : ""}`,
+        GROUP BY subject_kind, subject_id, component_id${perDay ? ", day" : ""}`),
         subjects,
         { from: isoDay(from), to: isoDay(to) }
       )
