@@ -36,7 +36,8 @@ const expectations: ReadonlyMap<string, string> = new Map([
   ["limit", `limit must be given once, as an integer from 1 to ${maxLimit}`],
   ["search", `search must be given once, as text of at most ${maxSearchLength} characters without NUL`],
   ["filter", `filter must be given once, as a comma-separated list of 1 to ${maxFilterKeys} source keys`],
-  ["cursor", "cursor must be given once, as the next_cursor of a previous page"]
+  ["cursor", "cursor must be given once, as the next_cursor of a previous page"],
+  ["window", "window must be given once, as 24h or 90d"]
 ])
 /** Parameters whose schema says which part is wrong, worth adding to the message. */
 const detailed = new Set(["filter"])

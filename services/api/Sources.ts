@@ -45,6 +45,11 @@ export class Sources extends Context.Service<Sources, {
   get(key: string): Effect.Effect<Source, SourceNotFound>
   /** The source's components as a tree: roots and each node's children ordered by position. */
   components(key: string): Effect.Effect<ReadonlyArray<Component>, SourceNotFound>
+  /**
+   * The components a check writes rows for (not groups), ordered by position, with the provider's id that
+   * names them in ClickHouse: what the history of a source needs to name its strips.
+   */
+  checkedComponents(key: string): Effect.Effect<ReadonlyArray<CheckedComponent>, SourceNotFound>
   /** A page of the source's recorded incidents, newest first, with their updates and affected components. */
   incidents(key: string, page: PageRequest): Effect.Effect<IncidentList, SourceNotFound | InvalidParameter>
   /** A page of the maintenances the source's provider announced, latest window first. */
@@ -110,6 +115,14 @@ export class Sources extends Context.Service<Sources, {
         FROM components WHERE source_id = ${source.id}
         ORDER BY position, name, id`.pipe(Effect.flatMap(decodeComponents), Effect.orDie)
       return componentTree(rows)
+    })
+
+    const decodeChecked = Schema.decodeUnknownEffect(Schema.Array(CheckedComponent))
+    const checkedComponents = Effect.fn("Sources.checkedComponents")(function*(key: string) {
+      const source = yield* find(key)
+      return yield* sql`
+        SELECT id, external_id, name FROM components WHERE source_id = ${source.id} AND NOT is_group
+        ORDER BY position, name, id`.pipe(Effect.flatMap(decodeChecked), Effect.orDie)
     })
 
     // Incidents and maintenances are paged newest first by (time, id), with the organization lists' cursor codec.
@@ -207,6 +220,7 @@ export class Sources extends Context.Service<Sources, {
       list: (options) => cached(`list:${JSON.stringify(options)}`, list(options)),
       get: (key) => cached(`get:${key}`, get(key)),
       components: (key) => cached(`components:${key}`, components(key)),
+      checkedComponents: (key) => cached(`checked:${key}`, checkedComponents(key)),
       incidents: (key, page) => cached(`incidents:${key}:${page.cursor ?? ""}:${page.limit ?? ""}`, incidents(key, page)),
       maintenances: (key, page) =>
         cached(`maintenances:${key}:${page.cursor ?? ""}:${page.limit ?? ""}`, maintenances(key, page))
@@ -271,6 +285,14 @@ const groupBy = <A, B>(items: ReadonlyArray<A>, keyOf: (a: A) => string, valueOf
   }
   return groups
 }
+
+/** A component that checks write rows for: its id in the API, the provider's id (ClickHouse's `component_id`), its name. */
+export const CheckedComponent = Schema.Struct({
+  id: Schema.String,
+  external_id: Schema.String,
+  name: Schema.String
+})
+export type CheckedComponent = typeof CheckedComponent.Type
 
 const ComponentRow = Schema.Struct({
   id: Schema.String,

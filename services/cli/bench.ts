@@ -4,9 +4,12 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { apiBenchServer, runApiBench } from "../../bench/api.ts"
+import { runHistoryBench } from "../../bench/history.ts"
 import { runMonitorsBench } from "../../bench/monitors.ts"
 import { runNotifyBench } from "../../bench/notify.ts"
 import { benchStoresLayer, runPollerBench } from "../../bench/poller.ts"
+import { StatusHistory } from "../history/StatusHistory.ts"
+import { ClickHouse } from "../platform/ClickHouse.ts"
 
 const poller = Command.make(
   "poller",
@@ -187,7 +190,33 @@ const notify = Command.make(
   "Publish component flips onto the event stream at a rate and print deliveries to a local webhook, events/s and latency"
 ))
 
+const history = Command.make(
+  "history",
+  {
+    components: Flag.Int("components").pipe(Flag.withDescription("Components in the stack"), Flag.withDefault(500)),
+    perSource: Flag.Int("per-source").pipe(Flag.withDescription("Components of each source"), Flag.withDefault(20)),
+    reads: Flag.Int("reads").pipe(Flag.withDescription("Measured reads of each window"), Flag.withDefault(50))
+  },
+  Effect.fn(function*({ components, perSource, reads }) {
+    // chDB in a fresh DATA_DIR (removed afterwards) unless CLICKHOUSE_URL names a server.
+    const env = process.env
+    const dataDir = env["DATA_DIR"] === undefined ? Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-")) : undefined
+    const overrides = ConfigProvider.fromEnvRecord({ ...env, ...(dataDir ? { DATA_DIR: dataDir } : {}) })
+    const result = yield* runHistoryBench({ components, perSource: Math.max(1, perSource), reads: Math.max(1, reads) }).pipe(
+      Effect.provide(StatusHistory.layer.pipe(Layer.provideMerge(ClickHouse.layer))),
+      Effect.provide(ConfigProvider.layer(overrides)),
+      Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
+      Effect.ensuring(Effect.sync(() => dataDir && Fs.rmSync(dataDir, { recursive: true, force: true })))
+    )
+    const { bench, ...figures } = result
+    const command = `statusgrid bench history --components ${components}${perSource === 20 ? "" : ` --per-source ${perSource}`}${reads === 50 ? "" : ` --reads ${reads}`}`
+    yield* Console.log(JSON.stringify({ bench, command, ...figures }))
+  })
+).pipe(Command.withDescription(
+  "Load 90 days of checks for a stack's components and print p50/p99 of reading its whole history (24 h and 90 d)"
+))
+
 export const bench = Command.make("bench").pipe(
   Command.withDescription("Benchmarks; each prints one JSON line"),
-  Command.withSubcommands([poller, monitors, api, notify])
+  Command.withSubcommands([poller, monitors, api, notify, history])
 )

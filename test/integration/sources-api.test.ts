@@ -13,6 +13,7 @@ import { type ErrorBody, InvalidParameter, NotFound } from "../../services/domai
 import type { Component, ComponentList, Source, SourceList } from "../../services/domain/api/Sources.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
+import { apiClickHouse } from "../support/api.ts"
 import { freshDatabase, withConfig } from "../support/stores.ts"
 
 /** A catalog source to seed; what is not given takes the table's defaults. */
@@ -190,6 +191,7 @@ const stores = Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerSer
 const serverWith = <A, E>(setup: Layer.Layer<A, E, SqlClient>) =>
   Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }), baseUrl).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(apiClickHouse),
     Layer.provideMerge(setup),
     Layer.provideMerge(stores),
     // The rate limiter of the organization endpoints counts on the bus; SecretBox keeps its key in DATA_DIR.
@@ -550,6 +552,7 @@ describe("sources API", () => {
           "/api/v1/sources",
           "/api/v1/sources/{key}",
           "/api/v1/sources/{key}/components",
+          "/api/v1/sources/{key}/history",
           "/api/v1/sources/{key}/incidents",
           "/api/v1/sources/{key}/maintenances"
         ])
@@ -566,6 +569,7 @@ describe("sources API", () => {
         assert.deepStrictEqual(params("/api/v1/sources/{key}/components"), ["path:key"])
         assert.deepStrictEqual(params("/api/v1/sources/{key}/incidents"), ["path:key", "query:cursor", "query:limit"])
         assert.deepStrictEqual(params("/api/v1/sources/{key}/maintenances"), ["path:key", "query:cursor", "query:limit"])
+        assert.deepStrictEqual(params("/api/v1/sources/{key}/history"), ["path:key", "query:window"])
         const category = doc.paths["/api/v1/sources"]!.get.parameters[0]!
         assert.deepStrictEqual(category.schema.enum, ["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"])
         assert.deepStrictEqual(Object.keys(doc.paths["/api/v1/sources/{key}"]!.get.responses).toSorted(), ["200", "400", "404", "413", "415", "500"])

@@ -9,6 +9,7 @@ import type { PlanId, Role } from "../../services/domain/Organization.ts"
 import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
 import { Organizations } from "../../services/orgs/Organizations.ts"
 import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
+import { ClickHouse } from "../../services/platform/ClickHouse.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { Publisher } from "../../services/platform/Publisher.ts"
@@ -36,6 +37,12 @@ export const apiPublisher = Layer.unwrap(
   Effect.map(tempDir("handover"), (dir) => Publisher.layer.pipe(Layer.provide(withConfig({ PUBLISH_SPILL_DIR: dir }))))
 )
 
+/**
+ * ClickHouse for the history endpoints: chDB in a directory of the test's own, not migrated (a test that
+ * reads history runs `Migrations.migrateClickHouse()`; opening chDB costs little, its migrations more).
+ */
+export const apiClickHouse = Layer.unwrap(Effect.map(tempDir("api-chdb"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid")))
+
 export const apiServer = (config: Record<string, string> = {}) => {
   const base = apiBaseLayer
   const migrated = Layer.effectDiscard(Migrations.migratePostgres())
@@ -49,6 +56,7 @@ export const apiServer = (config: Record<string, string> = {}) => {
     Layer.provideMerge(migrated),
     Layer.provideMerge(Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 })))),
     Layer.provideMerge(apiPublisher.pipe(Layer.provideMerge(MemoryBus.layer))),
+    Layer.provideMerge(apiClickHouse),
     Layer.provide(withConfig({ DATA_DIR: "/tmp/statusgrid-api-test", MONITOR_ALLOW_PRIVATE: "true", ...config }))
   )
 }

@@ -16,7 +16,7 @@ import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { Publisher } from "../../services/platform/Publisher.ts"
 import { RedisKeys } from "../../services/platform/RedisKeys.ts"
-import { apiBaseLayer, call } from "./api.ts"
+import { apiBaseLayer, apiClickHouse, call } from "./api.ts"
 import { eventually } from "./eventually.ts"
 import { freshDatabase, tempDir, withConfig } from "./stores.ts"
 
@@ -99,7 +99,8 @@ export const notifierLayer = (options: NotifierOptions) =>
     Layer.provideMerge(Layer.effectDiscard(Migrations.migratePostgres())),
     Layer.provideMerge(Layer.mergeAll(
       Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 }))),
-      Publisher.layer.pipe(Layer.provideMerge(MemoryBus.layer))
+      Publisher.layer.pipe(Layer.provideMerge(MemoryBus.layer)),
+      apiClickHouse
     )),
     Layer.provide(Layer.unwrap(Effect.gen(function*() {
       const { base } = yield* Hooks

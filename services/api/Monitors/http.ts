@@ -5,6 +5,7 @@ import { CurrentPrincipal } from "../../domain/Principal.ts"
 import { Monitors } from "../../orgs/Monitors.ts"
 import { SecretBox } from "../../platform/SecretBox.ts"
 import { MonitorAgents } from "../../monitors/MonitorAgents.ts"
+import { StatusHistory } from "../../history/StatusHistory.ts"
 
 /** Handlers of the `monitors` group: an organization's website monitors. */
 export const MonitorsHttpNoDeps = HttpApiBuilder.group(
@@ -12,6 +13,7 @@ export const MonitorsHttpNoDeps = HttpApiBuilder.group(
   "monitors",
   Effect.fn(function*(handlers) {
     const monitors = yield* Monitors
+    const history = yield* StatusHistory
     return handlers.handleAll({
       list: ({ query }) => CurrentPrincipal.use((p) => monitors.list(p, query)),
       create: ({ payload }) => CurrentPrincipal.use((p) => monitors.add(p, payload)),
@@ -19,17 +21,24 @@ export const MonitorsHttpNoDeps = HttpApiBuilder.group(
       update: ({ params, payload }) => CurrentPrincipal.use((p) => monitors.update(p, params.id, payload)),
       pause: ({ params }) => CurrentPrincipal.use((p) => monitors.pause(p, params.id)),
       resume: ({ params }) => CurrentPrincipal.use((p) => monitors.resume(p, params.id)),
-      delete: ({ params }) => CurrentPrincipal.use((p) => monitors.remove(p, params.id))
+      delete: ({ params }) => CurrentPrincipal.use((p) => monitors.remove(p, params.id)),
+      // The monitor is read first: the organization's own, with the same access as `get`.
+      history: ({ params, query }) =>
+        CurrentPrincipal.use((p) => monitors.get(p, params.id)).pipe(
+          Effect.andThen((monitor) => history.forSubjects([{ kind: "monitor", id: monitor.id, component: "" }], query.window ?? "24h")),
+          Effect.map(([strip]) => ({ id: params.id, history: strip! })),
+          Effect.catchTag("HistoryUnavailable", Effect.die)
+        )
     })
   })
 )
 
 /**
  * With the monitors service, its credential encryption and the address
- * guard's setting (MONITOR_ALLOW_PRIVATE, through MonitorAgents). ShardReloads
+ * guard's setting (MONITOR_ALLOW_PRIVATE, through MonitorAgents), and the history reader (needs `ClickHouse`). ShardReloads
  * is used when the process provides it (a runner with the poller).
  */
 export const MonitorsHttp = MonitorsHttpNoDeps.pipe(
-  Layer.provide(Monitors.layer),
+  Layer.provide(Layer.mergeAll(Monitors.layer, StatusHistory.layer)),
   Layer.provide(Layer.mergeAll(SecretBox.layer, MonitorAgents.layer))
 )

@@ -1,5 +1,6 @@
 import { Schema, SchemaTransformation } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HistoryQuery, MonitorHistory } from "../History.ts"
 import { Monitor, MonitorAuth, MonitorInput } from "../Monitor.ts"
 import { OrgAuth } from "./Auth.ts"
 import { Conflict, Forbidden, NotFound, PlanLimitReached } from "./Errors.ts"
@@ -100,6 +101,16 @@ export class MonitorsGroup extends HttpApiGroup.make("monitors")
       .annotateMerge(OpenApi.annotations({ summary: "Stop checking a monitor (Admin, Member)" })),
     HttpApiEndpoint.post("resume", "/monitors/:id/resume", { params: IdParams, success: MonitorRecord, error: [Forbidden, NotFound] })
       .annotateMerge(OpenApi.annotations({ summary: "Check a paused monitor again, from the pending state (Admin, Member)" })),
+    HttpApiEndpoint.get("history", "/monitors/:id/history", {
+      params: IdParams,
+      query: HistoryQuery,
+      success: MonitorHistory,
+      error: [Forbidden, NotFound]
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Status history and uptime of a monitor",
+      description: "`window=24h` (default, hourly cells) or `90d` (daily cells), with the uptime over the window and " +
+        "over the last 30 UTC days: checks not down / checks (degraded counts as up)."
+    })),
     HttpApiEndpoint.delete("delete", "/monitors/:id", { params: IdParams, success: HttpApiSchema.NoContent, error: [Forbidden, NotFound] })
       .annotateMerge(OpenApi.annotations({ summary: "Delete a monitor (Admin); it leaves the stacks that showed it" }))
   )

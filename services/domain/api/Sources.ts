@@ -2,6 +2,7 @@ import { Schema, SchemaTransformation } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { MaintenanceStatus } from "../Snapshot.ts"
 import { CategoryId, CheckClass, SourceKey } from "../Source.ts"
+import { HistoryQuery, SourceHistory } from "../History.ts"
 import { ComponentStatus, IncidentImpact, IncidentStatus, SourceStatus } from "../Status.ts"
 import { NotFound } from "./Errors.ts"
 import { Page, PageQuery } from "./Paging.ts"
@@ -253,6 +254,18 @@ export class SourcesGroup extends HttpApiGroup.make("sources")
     }).annotateMerge(OpenApi.annotations({
       summary: "List a source's maintenances",
       description: "Maintenances the provider announced, upcoming and past, latest window first, a page at a time."
+    })),
+    HttpApiEndpoint.get("history", "/:key/history", {
+      params: KeyParams,
+      query: HistoryQuery,
+      success: SourceHistory,
+      error: NotFound
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Status history of a source and its components",
+      description: "`window=24h` (default): 24 hourly cells, the last one the current hour; `window=90d`: 90 daily " +
+        "cells (UTC), the last one today. Each cell holds the most significant status seen (down, degraded, " +
+        "maintenance, operational) or `no_data`, and its uptime. Uptime is checks not down / checks, leaving out " +
+        "checks in maintenance and checks whose status page could not be read; `uptime_30d` covers the last 30 UTC days."
     }))
   )
   .prefix("/sources")
