@@ -54,7 +54,7 @@ describe("portal in Chromium", () => {
 
     // At 360 px the header wraps and nothing scrolls sideways.
     await page.setViewportSize({ width: 360, height: 740 })
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+    const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") as number
     assert.isAtMost(overflow, 0)
     await screenshot(page, "portal-dashboard-360")
     await page.close()
@@ -71,7 +71,9 @@ describe("portal in Chromium", () => {
     await page.getByRole("button", { name: "Create account" }).click()
     await page.waitForURL("**/orgs/new")
 
-    await page.locator('main input[name="csrf"]').evaluate((input) => ((input as HTMLInputElement).value = "forged-token"))
+    await page.locator('main input[name="csrf"]').evaluate((input) => {
+      ;(input as unknown as { value: string }).value = "forged-token"
+    })
     await page.getByLabel("Organization name").fill("Navy")
     await page.getByLabel("Short name").fill("navy")
     const response = page.waitForResponse((r) => r.request().method() === "POST" && r.request().isNavigationRequest())

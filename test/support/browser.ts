@@ -42,9 +42,9 @@ const axeSource = Fs.readFileSync(Path.join(repoRoot, "node_modules", "axe-core"
 export const expectAccessible = async (page: Page): Promise<void> => {
   await page.addScriptTag({ content: axeSource })
   const violations = await page.evaluate(async () => {
-    // axe is the global the injected script defines.
-    const axe = (globalThis as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: Array<AxeViolation> }> } }).axe
-    return (await axe.run(document)).violations
+    // axe is the global the injected script defines (test/ compiles without the DOM library).
+    const page = globalThis as unknown as { axe: { run: (ctx: unknown) => Promise<{ violations: Array<AxeViolation> }> }; document: unknown }
+    return (await page.axe.run(page.document)).violations
   }) as ReadonlyArray<AxeViolation>
   const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical")
   if (bad.length > 0) {
