@@ -14,11 +14,44 @@ afterAll(async () => {
 })
 
 describe("portal in Chromium", () => {
+  it("serves the portal beside the API on one port: pages, immutable assets, the API's own 404, health", async () => {
+    const home = await fetch(server.url)
+    assert.strictEqual(home.status, 200)
+    assert.match(home.headers.get("content-type") ?? "", /^text\/html/)
+    const html = await home.text()
+    const asset = html.match(/href="(\/assets\/[^"]+\.css)"/)?.[1]
+    assert.isDefined(asset)
+    const css = await fetch(`${server.url}${asset}`)
+    assert.strictEqual(css.status, 200)
+    assert.strictEqual(css.headers.get("cache-control"), "public, max-age=31536000, immutable")
+    assert.include(await css.text(), "--status-ok")
+
+    const missing = await fetch(`${server.url}/no/such/page`)
+    assert.strictEqual(missing.status, 404)
+    assert.include(await missing.text(), "Page not found")
+    const api = await fetch(`${server.url}/api/v1/no-such-endpoint`)
+    assert.strictEqual(api.status, 404)
+    assert.strictEqual(((await api.json()) as { code: string }).code, "not_found")
+    assert.strictEqual((await fetch(`${server.url}/healthz`)).status, 200)
+    const icon = await fetch(`${server.url}/favicon.ico`)
+    assert.strictEqual(icon.status, 200)
+    assert.match(icon.headers.get("content-type") ?? "", /^image\/svg\+xml/)
+    // A signed-out dashboard link returns to itself after sign-in.
+    const dashboard = await fetch(`${server.url}/dashboard/acme`, { redirect: "manual" })
+    assert.strictEqual(dashboard.status, 302)
+    assert.strictEqual(dashboard.headers.get("location"), "/signin?next=%2Fdashboard%2Facme")
+  })
+
   it("leads a new person from the landing page through sign-up and a new organization to its dashboard", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 800 } })
     await page.goto(server.url)
     assert.strictEqual(await page.title(), "statusgrid · is it us or them?")
     await expectAccessible(page)
+    await screenshot(page, "portal-landing")
+    await page.emulateMedia({ colorScheme: "dark" })
+    await expectAccessible(page)
+    await screenshot(page, "portal-landing-dark")
+    await page.emulateMedia({ colorScheme: "light" })
 
     await page.getByRole("link", { name: "Create an account" }).click()
     await page.waitForURL("**/signup")
@@ -33,6 +66,7 @@ describe("portal in Chromium", () => {
     assert.include(await page.locator("#field-password-error").innerText(), "10 to 200 characters")
     assert.strictEqual(await page.getByLabel("Your name").inputValue(), "Ada Lovelace")
     await expectAccessible(page)
+    await screenshot(page, "portal-signup-errors")
 
     await page.getByLabel("E-mail").fill("ada@example.com")
     await page.getByLabel("Password").fill("analytical engine 1843")
