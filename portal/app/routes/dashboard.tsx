@@ -37,7 +37,7 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
         ? (
           <div className="panel empty">
             <h2>No stacks yet</h2>
-            <p>A stack is the set of services one product depends on: its cloud, payments, e-mail, your own sites. Build one from the catalog of 5,200 services.</p>
+            <p>A stack is the set of services one product depends on: its cloud, payments, e-mail, your own sites. Build one from the catalog of status pages.</p>
           </div>
         )
         : (

@@ -19,7 +19,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
     <section className="hero">
       <h1>Is it us, or is it them?</h1>
       <p className="lead">
-        statusgrid watches the status pages of the 5,200 services your product depends on, and your own sites, on one live page.
+        statusgrid watches the official status pages of the services your product depends on, and your own sites, on one live page.
         When something breaks at 3 a.m. you see at once who else is affected.
       </p>
       <p className="actions">

@@ -43,7 +43,7 @@ export default function SignUpPage({ loaderData, actionData }: Route.ComponentPr
   return (
     <section className="panel narrow">
       <h1>Create your account</h1>
-      <p className="muted">Free for one stack and 30 services. No card needed.</p>
+      <p className="muted">The Free plan watches one stack of up to 10 components. No card needed.</p>
       <Form method="post" noValidate>
         <FormError message={errors["form"]} />
         <Field name="name" label="Your name" autoComplete="name" defaultValue={actionData?.values.name} error={errors["name"]} />
