@@ -7,6 +7,7 @@
  * A folder imports only from folders to its left and from itself; folders on one
  * level (adapters/monitors; poller/notifier/orgs) do not import each other.
  * Test files next to the code (`*.test.ts`), bench/ and test/ may import anything.
+ * portal/ (React Router) may import services levels up to api, never demo or cli (decision 0011).
  * Type-only imports count. A new folder under services/ must be given a level here.
  */
 const levels = [
@@ -54,6 +55,13 @@ module.exports = {
       to: { path: "^services/" }
     },
     {
+      name: "portal-imports-up-to-api",
+      severity: "error",
+      comment: "portal/ may import services/ only up to the api level (decision 0011): not demo or cli",
+      from: { path: "^portal/" },
+      to: { path: any(levels.slice(levels.findIndex((l) => l.includes("api")) + 1).flat()) }
+    },
+    {
       name: "no-circular",
       severity: "error",
       comment: "modules that import each other in a circle (through any number of steps)",
@@ -62,7 +70,8 @@ module.exports = {
     }
   ],
   options: {
-    includeOnly: "^services/",
+    includeOnly: "^(services|portal)/",
+    exclude: { path: "^portal/(build|\\.react-router)/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: { extensions: [".ts", ".js"] }

@@ -18,6 +18,16 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000
         }
+      },
+      {
+        extends: true,
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          globalSetup: ["test/support/portalBuild.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000
+        }
       }
     ]
   }

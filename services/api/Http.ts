@@ -4,6 +4,7 @@ import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
 import { Health } from "../platform/Health.ts"
 import { ApiRoutes, routerConfig } from "./ApiHttp.ts"
+import { PortalRoutesLive } from "./Portal.ts"
 
 /** `GET /healthz`: each store's state; 200 when all are up, 503 otherwise. */
 export const HealthRoutes = HttpRouter.use(Effect.fn(function*(router) {
@@ -14,15 +15,8 @@ export const HealthRoutes = HttpRouter.use(Effect.fn(function*(router) {
   }))
 }))
 
-/** `GET /`: what this server is and where its parts are. */
-export const IndexRoutes = HttpRouter.use(Effect.fn(function*(router) {
-  yield* router.add("GET", "/", HttpServerResponse.json({
-    name: "statusgrid",
-    links: { health: "/healthz", api: "/api/v1/sources", openapi: "/api/v1/openapi.json" }
-  }))
-}))
-
-export const routes = Layer.mergeAll(HealthRoutes, IndexRoutes, ApiRoutes)
+/** Everything the process serves: health, /api/v1, and the portal for every other path (services/api/Portal.ts). */
+export const routes = Layer.mergeAll(HealthRoutes, ApiRoutes, PortalRoutesLive)
 
 /** Logs the address a person can open once the server listens. */
 const announce = (host: string) =>

@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import { passwordLength } from "../domain/api/Account.ts"
 import { Conflict, InvalidParameter, NotFound, Unauthorized, Unprocessable } from "../domain/api/Errors.ts"
 import { emailPattern, maxEmailLength } from "../domain/api/Members.ts"
 import { PlanId, Role } from "../domain/Organization.ts"
@@ -36,8 +37,8 @@ export interface ProviderIdentity {
   readonly name: string | null
 }
 
-/** Password rules: 10 to 200 characters (code points); nothing else imposed (NIST SP 800-63B). */
-export const passwordLength = { min: 10, max: 200 } as const
+/** Password rules (services/domain/api/Account.ts, shared with the portal's sign-up form). */
+export { passwordLength }
 
 const UserRow = Schema.Struct({
   id: Schema.String,

@@ -1,0 +1,82 @@
+import { Sessions, type Session } from "#services/identity/Sessions.ts"
+import { clearSessionCookie, sessionTokenFrom, setSessionCookie } from "#services/identity/SessionCookie.ts"
+import { type User, type UserOrganization, Users } from "#services/identity/Users.ts"
+import { Effect } from "effect"
+import { data, redirect } from "react-router"
+import { type PortalContext, runEffect } from "./effect.server.ts"
+
+/** The signed-in person of a request. */
+export interface Viewer {
+  readonly token: string
+  readonly session: Session
+  readonly user: User
+  readonly organizations: ReadonlyArray<UserOrganization>
+}
+
+/** The request came over https (directly, or per the proxy's X-Forwarded-Proto): the cookie gets `Secure`. */
+export const isSecure = (request: Request) =>
+  new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https"
+
+export const sessionCookieHeader = (request: Request, token: string) => setSessionCookie(token, { secure: isSecure(request) })
+export const clearedCookieHeader = (request: Request) => clearSessionCookie({ secure: isSecure(request) })
+
+/** A same-site path to return to after sign-in (`/dashboard/acme`), never another site (`//evil`, `https:`). */
+export const safeNext = (next: string | null | undefined): string | undefined =>
+  typeof next === "string" && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") && next.length <= 2000 ? next : undefined
+
+const resolveViewer = (token: string) =>
+  Effect.gen(function*() {
+    const session = yield* Sessions.use((s) => s.resolve(token))
+    const users = yield* Users
+    const user = yield* users.get(session.user_id)
+    const organizations = yield* users.organizationsOf(user.id)
+    return { token, session, user, organizations } satisfies Viewer
+  })
+
+/** The signed-in person, or null (no cookie, or a session that ended). */
+export const optionalUser = async (context: PortalContext, request: Request): Promise<Viewer | null> => {
+  const token = sessionTokenFrom(request.headers.get("cookie"))
+  if (token === undefined) return null
+  return runEffect(context, request, resolveViewer(token).pipe(Effect.catchTags({ SessionExpired: () => Effect.succeed(null), NotFound: () => Effect.succeed(null) })))
+}
+
+/** The signed-in person; otherwise a redirect to /signin that returns to this page afterwards. */
+export const requireUser = async (context: PortalContext, request: Request): Promise<Viewer> => {
+  const viewer = await optionalUser(context, request)
+  if (viewer !== null) return viewer
+  const url = new URL(request.url)
+  throw redirect(`/signin?next=${encodeURIComponent(url.pathname + url.search)}`)
+}
+
+/**
+ * For every mutation: the session of the cookie and the form's `csrf` field
+ * must match. A missing or ended session, or another token, is the 419 page
+ * ("This page has expired"), never a raw error.
+ */
+export const requireCsrf = async (context: PortalContext, request: Request, form: FormData): Promise<Viewer> => {
+  const token = sessionTokenFrom(request.headers.get("cookie"))
+  if (token === undefined) throw data({ message: "you are signed out; sign in again" }, { status: 419, statusText: "SessionExpired" })
+  const presented = form.get("csrf")
+  return runEffect(context, request, Effect.gen(function*() {
+    const viewer = yield* resolveViewer(token)
+    yield* Sessions.use((s) => s.checkCsrf(viewer.session, typeof presented === "string" ? presented : null))
+    return viewer
+  }))
+}
+
+/**
+ * Resource routes (not UI routes, which React Router checks itself) refuse
+ * a POST whose Origin is another site's.
+ */
+export const requireSameOrigin = (request: Request) => {
+  const origin = request.headers.get("origin")
+  if (origin === null) return
+  const url = new URL(request.url)
+  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host") ?? url.host
+  const proto = isSecure(request) ? "https:" : url.protocol
+  if (origin !== `${proto}//${host}`) throw data({ message: "cross-site request refused" }, { status: 403, statusText: "Forbidden" })
+}
+
+/** Where to go after sign-in: `next`, else the only organization's dashboard, else the chooser or /orgs/new. */
+export const afterSignIn = (organizations: ReadonlyArray<UserOrganization>, next: string | undefined) =>
+  next ?? (organizations.length === 1 ? `/dashboard/${organizations[0]!.slug}` : organizations.length === 0 ? "/orgs/new" : "/orgs")

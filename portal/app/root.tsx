@@ -1,0 +1,95 @@
+import type { ReactNode } from "react"
+import { isRouteErrorResponse, Link, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteLoaderData } from "react-router"
+import type { Route } from "./+types/root.ts"
+import stylesheet from "./app.css?url"
+import { Header } from "./components/Header.tsx"
+import { optionalUser } from "./lib/session.server.ts"
+
+export const links: Route.LinksFunction = () => [
+  { rel: "stylesheet", href: stylesheet },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }
+]
+
+/** Who is signed in, for the header and every form's CSRF field (never the session token). */
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const viewer = await optionalUser(context, request)
+  return {
+    viewer: viewer && {
+      name: viewer.user.name || viewer.user.email,
+      email: viewer.user.email,
+      csrf: viewer.session.csrf_token,
+      organizations: viewer.organizations.map((o) => ({ slug: o.slug, name: o.name }))
+    }
+  }
+}
+export type RootData = Awaited<ReturnType<typeof loader>>
+
+export function Layout({ children }: { readonly children: ReactNode }) {
+  const data = useRouteLoaderData<RootData>("root")
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        <a className="skip-link" href="#main">Skip to content</a>
+        <Header viewer={data?.viewer} />
+        <main id="main">{children}</main>
+        <ScrollRestoration />
+        <Scripts />
+      </body>
+    </html>
+  )
+}
+
+export default function App() {
+  return <Outlet />
+}
+
+/** 404, 419 (expired page or session) and anything else, in the portal's look. */
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  if (isRouteErrorResponse(error) && error.status === 419) return <Expired />
+  if (isRouteErrorResponse(error) && error.status === 404) return <NotFound />
+  const status = isRouteErrorResponse(error) ? error.status : 500
+  return (
+    <section className="panel narrow message-page">
+      <title>Something went wrong · statusgrid</title>
+      <p className="eyebrow">Error {status}</p>
+      <h1>Something went wrong</h1>
+      <p>{status === 403 ? "You do not have access to this page." : "The page could not be shown. It has been logged; try again in a moment."}</p>
+      <p><Link to="/" className="button">Go to the start page</Link></p>
+    </section>
+  )
+}
+
+export function NotFound() {
+  return (
+    <section className="panel narrow message-page">
+      <title>Page not found · statusgrid</title>
+      <p className="eyebrow">Error 404</p>
+      <h1>Page not found</h1>
+      <p>There is no page at this address. It may have moved, or the link may be incomplete.</p>
+      <p><Link to="/" className="button">Go to the start page</Link></p>
+    </section>
+  )
+}
+
+/** The spec's 419: the form was older than the session (signed out, expired, or a forged token). */
+function Expired() {
+  return (
+    <section className="panel narrow message-page">
+      <title>This page has expired · statusgrid</title>
+      <p className="eyebrow">Error 419</p>
+      <h1>This page has expired</h1>
+      <p>You were signed out, or the form was opened too long ago. Nothing was changed.</p>
+      <p className="actions">
+        <a href="/" className="button">Go back to the start page</a>
+        <a href="/signin">Sign in again</a>
+      </p>
+    </section>
+  )
+}

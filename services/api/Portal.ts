@@ -1,0 +1,100 @@
+import { Config, Effect, Layer } from "effect"
+import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Fs from "node:fs"
+import { STATUS_CODES } from "node:http"
+import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
+import { Sessions } from "../identity/Sessions.ts"
+import { Users } from "../identity/Users.ts"
+import { Organizations } from "../orgs/Organizations.ts"
+import { Stacks } from "../orgs/Stacks.ts"
+import type { PortalHandler, PortalRuntime, PortalServices } from "./PortalServices.ts"
+
+/** Where `npm run build:portal` writes (portal/build): `client/` for the browser, `server/index.js` for this process. */
+export const defaultPortalBuildDir = Path.resolve(import.meta.dirname, "..", "..", "portal", "build")
+
+/** Hashed file names: a file under /assets/ never changes, so browsers keep it for a year. */
+const immutable = { "cache-control": "public, max-age=31536000, immutable" }
+const assetName = /^[A-Za-z0-9_.-]{1,200}$/
+
+const notBuilt = (dir: string) =>
+  HttpServerResponse.text(
+    `The portal is not built (no ${Path.join(dir, "server", "index.js")}). Run infra/start or npm run build:portal.\n`,
+    { status: 503 }
+  )
+
+/** Web Responses carry an empty status text; Node would send "HTTP/1.1 419 " (STYLE.md pitfalls). */
+const withStatusText = (response: Response): Response =>
+  response.statusText !== "" ? response : new Response(response.body, {
+    status: response.status,
+    statusText: STATUS_CODES[response.status] ?? (response.status === 419 ? "Page Expired" : ""),
+    headers: response.headers
+  })
+
+/** The built entry, imported again when its file changed (`PORTAL_DEV=true`, for `npm run dev:portal`). */
+const loadHandler = (dir: string, reload: boolean) =>
+  Effect.gen(function*() {
+    const entry = Path.join(dir, "server", "index.js")
+    if (!Fs.existsSync(entry)) {
+      yield* Effect.logWarning("the portal is not built; pages answer 503 until it is").pipe(Effect.annotateLogs({ entry }))
+    }
+    let loaded: { readonly version: number; readonly handler: Promise<PortalHandler> } | undefined
+    return (): Promise<PortalHandler> | undefined => {
+      if (loaded !== undefined && !reload) return loaded.handler
+      const version = Fs.statSync(entry, { throwIfNoEntry: false })?.mtimeMs
+      if (version === undefined) return undefined
+      if (loaded === undefined || (reload && loaded.version !== version)) {
+        const url = pathToFileURL(entry).href + (reload ? `?v=${version}` : "")
+        loaded = { version, handler: import(url) as Promise<PortalHandler> }
+      }
+      return loaded.handler
+    }
+  })
+
+/**
+ * The portal on the API's port: `/assets/*` from the client build with
+ * immutable caching, `/favicon.ico` to the SVG icon, and every other GET or
+ * POST path (not /api/v1, /healthz, /a/…: their routes are more specific) to
+ * React Router's handler. Its loaders and actions run effects on this
+ * server's context (`PortalRuntime`), so they share its pools and services.
+ * HEAD is left to the router, which answers it with the GET route.
+ */
+export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
+  const dir = yield* Config.String("PORTAL_BUILD_DIR").pipe(Config.withDefault(defaultPortalBuildDir))
+  const reload = yield* Config.Boolean("PORTAL_DEV").pipe(Config.withDefault(false))
+  const portal = yield* loadHandler(dir, reload)
+  const context = yield* Effect.context<PortalServices>()
+  const runtime: PortalRuntime = {
+    run: (effect, options) => Effect.runPromiseExitWith(context)(effect, options)
+  }
+  const assets = Path.join(dir, "client", "assets")
+
+  yield* router.add("GET", "/assets/*", Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const name = decodeURIComponent(request.url.split("?")[0]!.slice("/assets/".length))
+    const file = Path.join(assets, name)
+    if (!assetName.test(name) || !Fs.existsSync(file)) return HttpServerResponse.text("not found\n", { status: 404 })
+    return yield* HttpServerResponse.file(file, { headers: immutable }).pipe(Effect.orDie)
+  }))
+  yield* router.add("GET", "/favicon.ico", HttpServerResponse.redirect("/favicon.svg", { status: 301 }))
+  yield* router.add("GET", "/favicon.svg", Effect.gen(function*() {
+    const file = Path.join(dir, "client", "favicon.svg")
+    if (!Fs.existsSync(file)) return HttpServerResponse.text("not found\n", { status: 404 })
+    return yield* HttpServerResponse.file(file, { headers: { "cache-control": "public, max-age=86400" } }).pipe(Effect.orDie)
+  }))
+
+  const page = Effect.suspend(() => {
+    const handler = portal()
+    return handler === undefined
+      ? Effect.succeed(notBuilt(dir))
+      : HttpEffect.fromWebHandler((request) => handler.then((p) => p.handle(request, runtime)).then(withStatusText))
+  })
+  yield* router.add("GET", "/*", page)
+  yield* router.add("POST", "/*", page)
+}))
+
+/** `PortalRoutes` with the services its pages use, over the server's SqlClient. */
+export const PortalRoutesLive = PortalRoutes.pipe(
+  Layer.provide(Layer.mergeAll(Users.layer, Sessions.layer, Stacks.layer)),
+  Layer.provide(Organizations.layer)
+)

@@ -1,0 +1,22 @@
+import type { Effect, Exit } from "effect"
+import type { Sessions } from "../identity/Sessions.ts"
+import type { Users } from "../identity/Users.ts"
+import type { Stacks } from "../orgs/Stacks.ts"
+
+/**
+ * The services the portal's loaders and actions may use: the running server's
+ * own instances (services/api/Portal.ts passes its context), never a second
+ * runtime. Add a service here and to `PortalRoutes`' layer to use it in a page.
+ */
+export type PortalServices = Users | Sessions | Stacks
+
+/** What the server hands each portal request (portal/app/context.ts puts it in React Router's context). */
+export interface PortalRuntime {
+  /** Runs an effect on the running server's services; its Exit, so the caller maps typed errors. */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, PortalServices>, options?: { readonly signal?: AbortSignal }) => Promise<Exit.Exit<A, E>>
+}
+
+/** The portal's built server entry (portal/server/handler.ts): a Web handler taking the runtime along. */
+export interface PortalHandler {
+  readonly handle: (request: Request, runtime: PortalRuntime) => Promise<Response>
+}

@@ -1,0 +1,67 @@
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { childEnv, freePort, repoRoot, type Running, startService } from "./process.ts"
+
+/** Debian's Chromium (infra/test installs it when absent). */
+export const chromiumPath = "/usr/bin/chromium"
+
+/** Headless Chromium, without the background traffic a test does not want. */
+export const launchBrowser = (): Promise<Browser> =>
+  chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+  })
+
+/** A real `statusgrid start` on embedded stores in a fresh data directory; `stop` also removes the directory. */
+export const startPortalServer = async (extra: Record<string, string> = {}): Promise<Running> => {
+  const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-browser-"))
+  const running = await startService(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), HOST: "127.0.0.1", ...extra }))
+  return {
+    ...running,
+    stop: async () => {
+      const code = await running.stop()
+      Fs.rmSync(dataDir, { recursive: true, force: true })
+      return code
+    }
+  }
+}
+
+interface AxeViolation {
+  readonly id: string
+  readonly impact: string | null
+  readonly help: string
+  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string>; readonly failureSummary?: string }>
+}
+
+const axeSource = Fs.readFileSync(Path.join(repoRoot, "node_modules", "axe-core", "axe.min.js"), "utf8")
+
+/** Runs axe-core on the page; fails on serious or critical violations, naming each rule and element. */
+export const expectAccessible = async (page: Page): Promise<void> => {
+  await page.addScriptTag({ content: axeSource })
+  const violations = await page.evaluate(async () => {
+    // axe is the global the injected script defines (test/ compiles without the DOM library).
+    const page = globalThis as unknown as { axe: { run: (ctx: unknown) => Promise<{ violations: Array<AxeViolation> }> }; document: unknown }
+    return (await page.axe.run(page.document)).violations
+  }) as ReadonlyArray<AxeViolation>
+  const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+  if (bad.length > 0) {
+    const lines = bad.flatMap((v) => [
+      `${v.impact}: ${v.id} (${v.help})`,
+      ...v.nodes.slice(0, 5).map((n) => `  at ${n.target.join(" ")}: ${n.failureSummary ?? ""}`.replaceAll("\n", " "))
+    ])
+    throw new Error(`axe-core found ${bad.length} serious or critical violation(s) on ${page.url()}:\n${lines.join("\n")}`)
+  }
+}
+
+export const screenshotDir = Path.join(repoRoot, "test-output", "screenshots")
+
+/** Saves a full-page PNG under test-output/screenshots/<name>.png for a reviewer to look at. */
+export const screenshot = async (page: Page, name: string): Promise<string> => {
+  Fs.mkdirSync(screenshotDir, { recursive: true })
+  const file = Path.join(screenshotDir, `${name}.png`)
+  await page.screenshot({ path: file, fullPage: true })
+  return file
+}
