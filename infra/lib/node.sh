@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # infra/lib/node.sh — meant to be `source`d (by infra/start, infra/test, ...).
 #
-# Ensures a Node.js >= 22.19 is first on PATH and exports ROOT (the
+# Ensures a Node.js >= 22.22 is first on PATH and exports ROOT (the
 # repository root). If the `node` already on PATH is new enough, nothing is
 # changed. Otherwise Node 22 is installed from the npm registry (the `node`
 # npm package ships a platform binary) into "$ROOT/.tools/node22" and that
@@ -14,9 +14,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export ROOT
 
 INFRA_NODE_MIN_MAJOR=22
-INFRA_NODE_MIN_MINOR=19
+INFRA_NODE_MIN_MINOR=22
 
-# _infra_node_ok NODE_BINARY — succeeds when the binary runs and is >= 22.19.
+# _infra_node_ok NODE_BINARY — succeeds when the binary runs and is >= 22.22.
 _infra_node_ok() {
   local bin="$1"
   [ -x "$bin" ] || command -v "$bin" >/dev/null 2>&1 || return 1
