@@ -4,10 +4,14 @@ import * as Fs from "node:fs"
 import { STATUS_CODES } from "node:http"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
+import { Oidc } from "../identity/Oidc.ts"
 import { Sessions } from "../identity/Sessions.ts"
 import { Users } from "../identity/Users.ts"
+import { Alerts } from "../orgs/Alerts.ts"
+import { Members } from "../orgs/Members.ts"
 import { Organizations } from "../orgs/Organizations.ts"
 import { Stacks } from "../orgs/Stacks.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
 import type { PortalHandler, PortalRuntime, PortalServices } from "./PortalServices.ts"
 
 /** Where `npm run build:portal` writes (portal/build): `client/` for the browser, `server/index.js` for this process. */
@@ -96,5 +100,6 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
 /** `PortalRoutes` with the services its pages use, over the server's SqlClient. */
 export const PortalRoutesLive = PortalRoutes.pipe(
   Layer.provide(Layer.mergeAll(Users.layer, Sessions.layer, Stacks.layer)),
-  Layer.provide(Organizations.layer)
+  Layer.provide(Layer.mergeAll(Alerts.layer, Members.layer, Oidc.layer)),
+  Layer.provide(Layer.mergeAll(Organizations.layer, SecretBox.layer))
 )

@@ -1,6 +1,9 @@
 import type { Effect, Exit } from "effect"
+import type { Oidc } from "../identity/Oidc.ts"
 import type { Sessions } from "../identity/Sessions.ts"
 import type { Users } from "../identity/Users.ts"
+import type { Alerts } from "../orgs/Alerts.ts"
+import type { Members } from "../orgs/Members.ts"
 import type { Stacks } from "../orgs/Stacks.ts"
 
 /**
@@ -8,7 +11,7 @@ import type { Stacks } from "../orgs/Stacks.ts"
  * own instances (services/api/Portal.ts passes its context), never a second
  * runtime. Add a service here and to `PortalRoutes`' layer to use it in a page.
  */
-export type PortalServices = Users | Sessions | Stacks
+export type PortalServices = Alerts | Members | Oidc | Users | Sessions | Stacks
 
 /** What the server hands each portal request (portal/app/context.ts puts it in React Router's context). */
 export interface PortalRuntime {
