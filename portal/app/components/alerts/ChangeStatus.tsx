@@ -29,3 +29,13 @@ export function LevelBadge({ level }: { readonly level: "critical" | "degraded" 
     </span>
   )
 }
+
+/**
+ * An alert's title for a heading: without the leading status emoji the
+ * notifier puts in chat titles (the level badge says it, in words), so it
+ * reads the same where no emoji font is installed.
+ */
+export const plainTitle = (title: string) => title.replace(/^\p{Extended_Pictographic}\uFE0F?\s*/u, "")
+
+/** The message's text as the page shows it: without the signed acknowledgment link (the page has its own button). */
+export const shownText = (text: string) => text.split("\n").filter((line) => !line.startsWith("Acknowledge: ")).join("\n")

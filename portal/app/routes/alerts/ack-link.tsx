@@ -2,7 +2,7 @@ import { Alerts } from "#services/orgs/Alerts.ts"
 import { Effect } from "effect"
 import { data, Form, Link } from "react-router"
 import type { Route } from "./+types/ack-link.ts"
-import { LevelBadge } from "../../components/alerts/ChangeStatus.tsx"
+import { LevelBadge, plainTitle } from "../../components/alerts/ChangeStatus.tsx"
 import alertsCss from "../../components/alerts/alerts.css?url"
 import { RelativeTime } from "../../components/RelativeTime.tsx"
 import { runEffect } from "../../lib/effect.server.ts"
@@ -10,7 +10,7 @@ import { runEffect } from "../../lib/effect.server.ts"
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: alertsCss }]
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [
-  { title: `${loaderData?.view ? `Acknowledge: ${loaderData.view.title}` : "Acknowledgment link expired"} · statusgrid` },
+  { title: `${loaderData?.view ? `Acknowledge: ${plainTitle(loaderData.view.title)}` : "Acknowledgment link expired"} · statusgrid` },
   { name: "robots", content: "noindex" }
 ]
 
@@ -59,14 +59,14 @@ export default function AckLinkPage({ loaderData, params }: Route.ComponentProps
   return (
     <section className="panel narrow alert-head">
       <p className="eyebrow">Acknowledge an alert</p>
-      <h1>{view.title}</h1>
+      <h1>{plainTitle(view.title)}</h1>
       <p className="alert-meta">
         <LevelBadge level={view.level} />
         <span>Raised <RelativeTime date={view.created_at} /></span>
       </p>
       {view.acknowledged_at !== null
         ? (
-          <p className="ack-done tone-ok badge" role="status">
+          <p className="ack-done tone-ok" role="status">
             <span aria-hidden="true">✓</span>
             Acknowledged <RelativeTime date={view.acknowledged_at} />
           </p>

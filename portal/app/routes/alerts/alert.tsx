@@ -4,7 +4,8 @@ import { Alerts } from "#services/orgs/Alerts.ts"
 import { Effect } from "effect"
 import { Form, Link } from "react-router"
 import type { Route } from "./+types/alert.ts"
-import { ChangeStatus, LevelBadge } from "../../components/alerts/ChangeStatus.tsx"
+import { ChangeStatus, LevelBadge, plainTitle, shownText } from "../../components/alerts/ChangeStatus.tsx"
+import { DueIn } from "../../components/alerts/DueIn.tsx"
 import { DeliveryTable } from "../../components/alerts/DeliveryTable.tsx"
 import alertsCss from "../../components/alerts/alerts.css?url"
 import { CsrfField } from "../../components/Forms.tsx"
@@ -15,7 +16,7 @@ import { requireCsrf, requireUser } from "../../lib/session.server.ts"
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: alertsCss }]
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [
-  { title: `${loaderData?.detail.alert.title || "Alert"} · statusgrid` },
+  { title: `${plainTitle(loaderData?.detail.alert.title ?? "") || "Alert"} · statusgrid` },
   { name: "robots", content: "noindex" }
 ]
 
@@ -66,7 +67,7 @@ export default function AlertPage({ loaderData }: Route.ComponentProps) {
     <article className="alert-page">
       <header className="panel alert-head">
         <p className="eyebrow">Alert · {alert.trigger.replaceAll("_", " ")}</p>
-        <h1>{alert.title || change.name}</h1>
+        <h1>{plainTitle(alert.title) || change.name}</h1>
         <p className="alert-meta">
           <LevelBadge level={alert.level} />
           <span>Raised <RelativeTime date={alert.created_at} /></span>
@@ -80,7 +81,7 @@ export default function AlertPage({ loaderData }: Route.ComponentProps) {
               <ChangeStatus value={change.previous_status} />
               <span className="arrow" aria-label="changed to">→</span>
               <ChangeStatus value={change.current_status} />
-              <span className="muted">at <RelativeTime date={change.at} /></span>
+              <span className="muted"><RelativeTime date={change.at} /></span>
             </p>
           )}
       </header>
@@ -91,7 +92,7 @@ export default function AlertPage({ loaderData }: Route.ComponentProps) {
             <h2 id="ack-title" className="visually-hidden">Acknowledgment</h2>
             {alert.acknowledged_at !== null
               ? (
-                <p className="ack-done tone-ok badge" role="status">
+                <p className="ack-done tone-ok" role="status">
                   <span aria-hidden="true">✓</span>
                   Acknowledged <RelativeTime date={alert.acknowledged_at} />{byWho(alert.acknowledged_by)}
                 </p>
@@ -100,7 +101,7 @@ export default function AlertPage({ loaderData }: Route.ComponentProps) {
                 <>
                   <p>
                     {escalating
-                      ? <>Escalating: step {alert.escalation_step + 1} is due <RelativeTime date={alert.next_escalation_at!} />.</>
+                      ? <>Escalating: step {alert.escalation_step + 1} is due <DueIn date={alert.next_escalation_at!} />.</>
                       : <>Not acknowledged; every escalation step has been sent.</>}
                   </p>
                   {canAcknowledge
@@ -127,7 +128,7 @@ export default function AlertPage({ loaderData }: Route.ComponentProps) {
           <dt>When</dt>
           <dd><RelativeTime date={alert.created_at} /></dd>
         </dl>
-        {detail.text === "" ? null : <p className="alert-text">{detail.text}</p>}
+        {detail.text === "" ? null : <p className="alert-text">{shownText(detail.text)}</p>}
       </section>
 
       <section className="panel" aria-labelledby="deliveries-title">
