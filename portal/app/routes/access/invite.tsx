@@ -28,7 +28,9 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
     Effect.catchTag("NotFound", () => Effect.succeed(null))
   ))
   const who = viewer && { email: viewer.user.email, member: viewer.organizations.some((o) => o.slug === invitation?.organization_slug) }
-  return data({ invitation, viewer: who, path: `/invite/${encodeURIComponent(params.token)}` }, { status: invitation === null ? 404 : 200 })
+  // Unknown: 404; accepted, revoked or expired: 410 Gone; both with a page that says what happened.
+  const status = invitation === null ? 404 : invitation.state === "open" ? 200 : 410
+  return data({ invitation, viewer: who, path: `/invite/${encodeURIComponent(params.token)}` }, { status })
 }
 
 /** Join: the signed-in person becomes a member with the invited role, then their new dashboard. */
@@ -84,9 +86,8 @@ export default function InvitePage({ loaderData, actionData }: Route.ComponentPr
       <p className="eyebrow">Invitation</p>
       <h1>Join {invitation.organization_name}</h1>
       <p>
-        {invitation.invited_by_name ? <><strong>{invitation.invited_by_name}</strong> invited </> : "You are invited as "}
-        {invitation.invited_by_name ? <><strong>{invitation.email}</strong> as </> : null}
-        <strong className="invite-role">{invitation.role}</strong>.
+        {invitation.invited_by_name ? <strong>{invitation.invited_by_name}</strong> : "An admin"} invited{" "}
+        <strong>{invitation.email}</strong> to join as <strong>{invitation.role}</strong>.
       </p>
       <p className="muted">{roleWords[invitation.role]}.</p>
       <FormError message={actionData?.error} />
