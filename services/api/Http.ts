@@ -3,7 +3,9 @@ import { Config, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
 import { Health } from "../platform/Health.ts"
+import { LiveHub } from "../platform/LiveHub.ts"
 import { ApiRoutes, routerConfig } from "./ApiHttp.ts"
+import { closeStreamsOnShutdown } from "./LiveStream.ts"
 
 /** `GET /healthz`: each store's state; 200 when all are up, 503 otherwise. */
 export const HealthRoutes = HttpRouter.use(Effect.fn(function*(router) {
@@ -37,7 +39,11 @@ const announce = (host: string) =>
 export const serverLayer = Layer.unwrap(Effect.gen(function*() {
   const port = yield* Config.Port("PORT").pipe(Config.withDefault(8080))
   const host = yield* Config.String("HOST").pipe(Config.withDefault("0.0.0.0"))
-  return Layer.mergeAll(HttpRouter.serve(routes, { disableListenLog: true, routerConfig }), announce(host)).pipe(
+  // The process's one LiveHub is built first (the routes reuse it); open event streams are ended
+  // before the server waits for its responses (closeStreamsOnShutdown).
+  return closeStreamsOnShutdown.pipe(
+    Layer.provideMerge(Layer.mergeAll(HttpRouter.serve(routes, { disableListenLog: true, routerConfig }), announce(host))),
+    Layer.provideMerge(LiveHub.layer),
     Layer.provide(NodeHttpServer.layer(createServer, { port, host }))
   )
 }))

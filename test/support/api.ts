@@ -7,7 +7,9 @@ import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import type { PlanId, Role } from "../../services/domain/Organization.ts"
 import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
 import { Organizations } from "../../services/orgs/Organizations.ts"
+import type { Bus } from "../../services/platform/Bus.ts"
 import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
+import { LiveHub } from "../../services/platform/LiveHub.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { Publisher } from "../../services/platform/Publisher.ts"
@@ -35,7 +37,7 @@ export const apiPublisher = Layer.unwrap(
   Effect.map(tempDir("handover"), (dir) => Publisher.layer.pipe(Layer.provide(withConfig({ PUBLISH_SPILL_DIR: dir }))))
 )
 
-export const apiServer = (config: Record<string, string> = {}) => {
+export const apiServer = (config: Record<string, string> = {}, bus: Layer.Layer<Bus, unknown> = MemoryBus.layer) => {
   const base = apiBaseLayer
   const migrated = Layer.effectDiscard(Migrations.migratePostgres())
   return Layer.mergeAll(
@@ -47,7 +49,9 @@ export const apiServer = (config: Record<string, string> = {}) => {
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(migrated),
     Layer.provideMerge(Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 })))),
-    Layer.provideMerge(apiPublisher.pipe(Layer.provideMerge(MemoryBus.layer))),
+    // The process's one LiveHub, built before the server so that the routes use this instance.
+    Layer.provideMerge(LiveHub.layer),
+    Layer.provideMerge(apiPublisher.pipe(Layer.provideMerge(bus))),
     Layer.provide(withConfig({ DATA_DIR: "/tmp/statusgrid-api-test", MONITOR_ALLOW_PRIVATE: "true", ...config }))
   )
 }
