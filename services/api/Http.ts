@@ -35,15 +35,18 @@ const announce = (host: string) =>
     yield* Effect.logInfo("statusgrid is up").pipe(Effect.annotateLogs({ url: `http://${shown}:${address.port}` }))
   }))
 
+/**
+ * A served router with the process's one LiveHub built first (the routes reuse it) and the open
+ * event streams ended before the server waits for its responses (closeStreamsOnShutdown).
+ */
+export const withLiveStreams = <A, E, R>(served: Layer.Layer<A, E, R>) =>
+  closeStreamsOnShutdown.pipe(Layer.provideMerge(served), Layer.provideMerge(LiveHub.layer))
+
 /** One HTTP server on `HOST`:`PORT` for everything the process serves. */
 export const serverLayer = Layer.unwrap(Effect.gen(function*() {
   const port = yield* Config.Port("PORT").pipe(Config.withDefault(8080))
   const host = yield* Config.String("HOST").pipe(Config.withDefault("0.0.0.0"))
-  // The process's one LiveHub is built first (the routes reuse it); open event streams are ended
-  // before the server waits for its responses (closeStreamsOnShutdown).
-  return closeStreamsOnShutdown.pipe(
-    Layer.provideMerge(Layer.mergeAll(HttpRouter.serve(routes, { disableListenLog: true, routerConfig }), announce(host))),
-    Layer.provideMerge(LiveHub.layer),
+  return withLiveStreams(Layer.mergeAll(HttpRouter.serve(routes, { disableListenLog: true, routerConfig }), announce(host))).pipe(
     Layer.provide(NodeHttpServer.layer(createServer, { port, host }))
   )
 }))

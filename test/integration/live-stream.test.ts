@@ -1,5 +1,10 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { createServer } from "node:http"
+import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
+import { withLiveStreams } from "../../services/api/Http.ts"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { Snapshot } from "../../services/domain/Snapshot.ts"
 import { sessionCookieName } from "../../services/identity/SessionCookie.ts"
@@ -301,6 +306,33 @@ const suite = (name: string, bus: Layer.Layer<Bus, unknown>) =>
         assert.strictEqual((again.body as { field: string }).field, "token")
       }))
   })
+
+describe("live event streams at shutdown", () => {
+  layer(apiServer(), { timeout: 60_000, excludeTestServices: true })("a server of its own", (it) => {
+    it.effect("closing the server ends its open streams instead of waiting for them (a hang would outlive the test)", () =>
+      Effect.gen(function*() {
+        const tenant = yield* newTenant("pro")
+        const a = yield* catalogSource(1)
+        const stack = yield* createStack(tenant, { name: `S ${tag()}` })
+        yield* addItem(tenant, stack.id, { kind: "source", source_key: a.key })
+        // The process's composition (services/api/Http.ts), with a graceful timeout longer than the test's.
+        const server = withLiveStreams(HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig })).pipe(
+          Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1", gracefulShutdownTimeout: "10 minutes" }))
+        )
+        const scope = yield* Scope.make()
+        const context = yield* Layer.buildWithScope(server, scope)
+        const address = Context.get(context, HttpServer.HttpServer).address
+        const port = address._tag === "UnixPathAddress" ? 0 : address.port
+        const stream = yield* openStream(`/organizations/${tenant.slug}/stream`, { authorization: `Bearer ${tenant.keys.viewer}` }).pipe(
+          Effect.provideService(ApiBase, `http://127.0.0.1:${port}`)
+        )
+        assert.strictEqual((yield* next(stream))?.event, "hello")
+        yield* Scope.close(scope, Exit.void)
+        // The stream ended from the server's side: the reader sees its end, no further event.
+        assert.isUndefined(yield* next(stream))
+      }).pipe(Effect.scoped))
+  })
+})
 
 describe("live event streams", () => {
   suite("on the in-process bus", MemoryBus.layer)
