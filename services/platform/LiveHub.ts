@@ -1,4 +1,4 @@
-import { type Cause, Config, Context, Effect, Layer, Queue, Schema, type Scope, Stream } from "effect"
+import { type Cause, Config, Context, Deferred, Effect, Layer, Queue, Schema, type Scope, Stream } from "effect"
 import { decodeDelta, type Delta } from "../domain/Event.ts"
 import { Bus } from "./Bus.ts"
 import { RedisKeys } from "./RedisKeys.ts"
@@ -117,14 +117,50 @@ export class LiveHub extends Context.Service<LiveHub, {
           }
         })
 
-      const deltas = yield* bus.subscribe(RedisKeys.deltas).pipe(Effect.orDie)
-      yield* deltas.pipe(
-        Stream.runForEach(fanOut),
-        Effect.catchCause((cause) => Effect.logError("live updates: the bus subscription ended", cause)),
+      /** Everyone reloads: deltas were missed while the subscription was down. */
+      const resyncAll = Effect.suspend(() => {
+        const at = ++seq
+        return Effect.forEach(subscribers, (subscriber) =>
+          subscriber.ended ? Effect.void : Queue.clear(subscriber.queue).pipe(
+            Effect.andThen(Effect.sync(() => Queue.offerUnsafe(subscriber.queue, { _tag: "resync", seq: at })))
+          ), { discard: true })
+      })
+
+      // The one subscription, held in the background: a bus that is down at start or drops the
+      // subscription is retried (1 s, doubling to 30 s) without holding the process up, and the
+      // subscribers resync once it is back.
+      let failures = 0
+      const subscribed = yield* Deferred.make<void>()
+      const subscription = Effect.scoped(Effect.gen(function*() {
+        const deltas = yield* bus.subscribe(RedisKeys.deltas)
+        yield* Deferred.succeed(subscribed, undefined)
+        if (failures > 0) {
+          yield* Effect.logInfo("live updates: subscribed to the bus again; open streams resync")
+          yield* resyncAll
+        }
+        failures = 0
+        yield* Stream.runForEach(deltas, fanOut)
+      }))
+      yield* subscription.pipe(
+        Effect.exit,
+        Effect.flatMap((exit) =>
+          Effect.gen(function*() {
+            // It never ends by itself: a failure or an end means the bus dropped it.
+            failures += 1
+            if (failures === 1) {
+              yield* Effect.logWarning("live updates: the bus subscription ended; retrying", exit._tag === "Failure" ? exit.cause : "ended")
+            }
+            yield* Effect.sleep(Math.min(1000 * 2 ** (failures - 1), 30_000))
+          })
+        ),
+        Effect.forever,
         Effect.forkScoped
       )
 
       const subscribe = Effect.fn("LiveHub.subscribe")(function*(filter: LiveFilter) {
+        // A stream opened as the process starts waits briefly for the bus (a bus that is down does not
+        // hold it: it resyncs once the subscription is back).
+        yield* Deferred.await(subscribed).pipe(Effect.timeoutOption("2 seconds"))
         const queue = yield* Queue.dropping<LiveMessage, Cause.Done>(capacity)
         const subscriber: Subscriber = { filter, queue, ended: false }
         yield* Effect.acquireRelease(
