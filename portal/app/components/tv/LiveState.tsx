@@ -3,12 +3,15 @@ import type { Connection } from "./useLiveScreen.ts"
 
 const clock = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })
 
-/** "Live · updated 12:03:04" or "Reconnecting… · last update 12:03:04", announced politely to screen readers. */
-export function LiveState({ connection, updatedAt }: { readonly connection: Connection; readonly updatedAt: string }) {
-  // The server renders UTC; the browser switches to local time after hydration.
+/** A time of day: UTC from the server, the viewer's local time after hydration. */
+export function ClockTime({ iso }: { readonly iso: string }) {
   const [local, setLocal] = useState(false)
   useEffect(() => setLocal(true), [])
-  const time = local ? clock(updatedAt) : `${updatedAt.slice(11, 19)} UTC`
+  return <time dateTime={iso} suppressHydrationWarning>{local ? clock(iso) : `${iso.slice(11, 19)} UTC`}</time>
+}
+
+/** "Live · updated 12:03:04" or "Reconnecting… · last update 12:03:04", announced politely to screen readers. */
+export function LiveState({ connection, updatedAt }: { readonly connection: Connection; readonly updatedAt: string }) {
   const down = connection === "reconnecting"
   return (
     <p className={`live-state ${down ? "is-down" : "is-live"}`} role="status" aria-live="polite">
@@ -16,7 +19,7 @@ export function LiveState({ connection, updatedAt }: { readonly connection: Conn
       {down ? "Reconnecting…" : connection === "live" ? "Live" : "Connecting…"}
       <span className="live-time">
         {down ? " · last update " : " · updated "}
-        <time dateTime={updatedAt} suppressHydrationWarning>{time}</time>
+        <ClockTime iso={updatedAt} />
       </span>
     </p>
   )

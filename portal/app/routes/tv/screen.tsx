@@ -4,7 +4,7 @@ import type { Route } from "./+types/screen.ts"
 import { HealthBanner } from "../../components/StatusBadge.tsx"
 import { Incidents } from "../../components/tv/Incidents.tsx"
 import { Items } from "../../components/tv/Items.tsx"
-import { LiveState } from "../../components/tv/LiveState.tsx"
+import { ClockTime, LiveState } from "../../components/tv/LiveState.tsx"
 import { loadTv, noindex } from "../../components/tv/screen.server.ts"
 import { changeText, useLiveScreen } from "../../components/tv/useLiveScreen.ts"
 import type { ScreenData, ScreenLinks } from "../../components/tv/screen.ts"
@@ -107,7 +107,7 @@ function TvScreen({ initial, links }: { readonly initial: ScreenData; readonly l
                 <span aria-hidden="true" className="badge-icon">{statusLooks[change.item.shown].icon}</span>
                 <span>
                   <span className="tv-change-text">{changeText(change)}</span>
-                  <span className="tv-change-meta">{change.stack} · <time dateTime={change.at}>{change.at.slice(11, 19)} UTC</time></span>
+                  <span className="tv-change-meta">{change.stack} · <ClockTime iso={change.at} /></span>
                 </span>
               </li>
             ))}
