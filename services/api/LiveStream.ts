@@ -4,7 +4,7 @@ import type { ErrorBody } from "../domain/api/Errors.ts"
 import { slugPattern } from "../domain/api/Stacks.ts"
 import { tvTokenPattern } from "../domain/api/TvLinks.ts"
 import type { Delta } from "../domain/Event.ts"
-import { readSessionToken } from "../identity/SessionCookie.ts"
+import { sessionTokenFrom } from "../identity/SessionCookie.ts"
 import { Sessions } from "../identity/Sessions.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
 import { LiveTargets, type StackRef } from "../orgs/LiveTargets.ts"
@@ -128,7 +128,7 @@ export const LiveStreamRoutes = HttpRouter.use(Effect.fn(function*(router) {
       organization = yield* targets.organization(ref)
       if (organization?.id !== principal.organization_id) return notFound
     } else {
-      const token = readSessionToken(request.headers["cookie"])
+      const token = sessionTokenFrom(request.headers["cookie"])
       if (token === undefined) {
         return refuse(401, { code: "unauthorized", message: "sign in, or send an API key: Authorization: Bearer <key>" })
       }

@@ -1,7 +1,7 @@
 /**
  * The portal's session cookie: `sg_session` holds the token of
  * identity/Sessions.ts `create` (the table keeps only its hash). The portal
- * sets it; the API's streams read it with `readSessionToken` (the same parser).
+ * sets it; the API's streams read it with `sessionTokenFrom`.
  * httpOnly, SameSite=Lax, Path=/, Secure when the request came over https.
  */
 export const sessionCookieName = "sg_session"
@@ -16,7 +16,7 @@ export const sessionTokenFrom = (cookieHeader: string | null | undefined): strin
     const eq = part.indexOf("=")
     if (eq === -1 || part.slice(0, eq).trim() !== sessionCookieName) continue
     let value = part.slice(eq + 1).trim()
-    // A quoted cookie value (RFC 6265 allows DQUOTEs around it).
+    // RFC 6265 allows a quoted cookie value.
     if (value.length >= 2 && value.startsWith("\"") && value.endsWith("\"")) value = value.slice(1, -1)
     if (tokenPattern.test(value)) return value
   }
@@ -35,6 +35,3 @@ export const setSessionCookie = (token: string, options: CookieOptions) => `${se
 
 /** `Set-Cookie` value that removes the cookie (sign-out, a session that ended). */
 export const clearSessionCookie = (options: CookieOptions) => `${sessionCookieName}=; Max-Age=0; ${attributes(options)}`
-
-/** The same as `sessionTokenFrom` (the name services/api/LiveStream.ts uses). */
-export const readSessionToken = sessionTokenFrom
