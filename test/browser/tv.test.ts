@@ -1,6 +1,7 @@
 import type { Browser } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { expectAccessible, launchBrowser, screenshot } from "../support/browser.ts"
+import { runCli } from "../support/process.ts"
 import { manualSource, openIncident, type ScreenWorld, stackOf, startScreenWorld } from "../support/screens.ts"
 
 let world: ScreenWorld
@@ -77,5 +78,35 @@ describe("TV mode in Chromium", () => {
     assert.strictEqual(signedOut.headers.get("location"), `/signin?next=%2Ftv%2F${world.organization.slug}`)
     const unknown = await fetch(`${world.server.url}/tv/tv_${"x".repeat(32)}`)
     assert.strictEqual(unknown.status, 404)
+  })
+
+  it("/tv/<org> for a signed-in member: the Pro-plan notice on Free, every stack's screen once on Pro, live on the session's stream", async () => {
+    const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } })
+    await page.goto(`${world.server.url}/signup`)
+    await page.getByLabel("Your name").fill("Wally Wall")
+    await page.getByLabel("E-mail").fill("wally@example.com")
+    await page.getByLabel("Password").fill("a screen on every wall")
+    await page.getByRole("button", { name: "Create account" }).click()
+    await page.waitForURL("**/orgs/new")
+    await page.getByLabel("Organization name").fill("Wall Company")
+    await page.getByLabel("Short name").fill("wallco")
+    await page.getByRole("button", { name: "Create organization" }).click()
+    await page.waitForURL("**/dashboard/wallco")
+
+    await page.goto(`${world.server.url}/tv/wallco`)
+    await page.getByRole("heading", { level: 1, name: "TV mode is a Pro-plan feature" }).waitFor()
+    assert.include(await page.locator(".tv-upgrade").innerText(), "tv_dashboard")
+    await expectAccessible(page)
+    await screenshot(page, "tv-org-free")
+
+    const moved = await runCli(["org", "plan", "wallco", "pro"], world.env)
+    assert.strictEqual(moved.code, 0, moved.stderr)
+    await page.goto(`${world.server.url}/tv/wallco?rotation=5`)
+    assert.strictEqual(await page.title(), "Wall Company · TV · statusgrid")
+    await page.getByRole("heading", { level: 1, name: "No stacks to show yet" }).waitFor()
+    await page.locator(".live-state.is-live").waitFor()
+    await expectAccessible(page)
+    await screenshot(page, "tv-org")
+    await page.close()
   })
 })

@@ -17,6 +17,8 @@ import { freshDatabase } from "./stores.ts"
 export interface ScreenWorld {
   readonly server: Running
   readonly organization: { readonly slug: string; readonly name: string }
+  /** The server's environment, for a `statusgrid` command on its stores. */
+  readonly env: NodeJS.ProcessEnv
   /** One call to the server's API with the Admin key; the JSON body. */
   api(method: string, path: string, body?: unknown): Promise<{ readonly status: number; readonly body: any }>
   /** A statement on the server's database. */
@@ -40,6 +42,7 @@ export const startScreenWorld = async (): Promise<ScreenWorld> => {
   return {
     server,
     organization,
+    env,
     api: async (method, path, body) => {
       const response = await fetch(`${server.url}/api/v1${path}`, {
         method,
