@@ -5,6 +5,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { assert } from "vitest"
+import type { Reply } from "./api.ts"
 import { childEnv, freePort, runCli, type Running, startService } from "./process.ts"
 import { freshDatabase } from "./stores.ts"
 
@@ -20,9 +21,9 @@ export interface ScreenWorld {
   /** The server's environment, for a `statusgrid` command on its stores. */
   readonly env: NodeJS.ProcessEnv
   /** One call to the server's API with the Admin key; the JSON body. */
-  api(method: string, path: string, body?: unknown): Promise<{ readonly status: number; readonly body: any }>
+  api(method: string, path: string, body?: unknown): Promise<Reply>
   /** A statement on the server's database. */
-  sql(text: string, params?: ReadonlyArray<unknown>): Promise<ReadonlyArray<any>>
+  sql(text: string, params?: ReadonlyArray<unknown>): Promise<ReadonlyArray<Record<string, unknown>>>
   stop(): Promise<void>
 }
 
@@ -50,9 +51,9 @@ export const startScreenWorld = async (): Promise<ScreenWorld> => {
         ...(body === undefined ? {} : { body: JSON.stringify(body) })
       })
       const text = await response.text()
-      return { status: response.status, body: text === "" ? null : JSON.parse(text) }
+      return { status: response.status, body: text === "" ? null : JSON.parse(text), headers: response.headers }
     },
-    sql: (text, params = []) => Effect.runPromise(pg.unsafe(text, params as Array<unknown>).pipe(Effect.orDie)),
+    sql: (text, params = []) => Effect.runPromise(pg.unsafe<Record<string, unknown>>(text, params as Array<unknown>).pipe(Effect.orDie)),
     stop: async () => {
       await server.stop()
       await Effect.runPromise(Scope.close(scope, Exit.void))
@@ -89,6 +90,6 @@ export const openIncident = async (world: ScreenWorld, sourceKey: string, title:
   )
   await world.sql(
     `INSERT INTO incident_updates (incident_id, external_id, status, body, created_at) VALUES ($1, 'u-1', 'identified', $2, now() - interval '4 minutes')`,
-    [incident.id, update]
+    [incident!["id"], update]
   )
 }
