@@ -109,4 +109,31 @@ describe("TV mode in Chromium", () => {
     await screenshot(page, "tv-org")
     await page.close()
   })
+
+  it("survives a network drop: 'Reconnecting…' with the last update time, then live again with what changed meanwhile", async () => {
+    const gateway = await manualSource(world, "Payment gateway")
+    const stack = await stackOf(world, "Payments", [gateway.key])
+    const created = await world.api("POST", "/tv-links", { name: "Ops wall", stack_ids: [stack.id], rotation_s: 30 })
+    assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+    const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } })
+    await page.goto(`${world.server.url}${created.body.url as string}`)
+    await page.locator(".live-state.is-live").waitFor()
+    const before = await page.locator(".live-state time").getAttribute("datetime")
+
+    // The server goes away; while it is down the source's status changes in the database (no delta
+    // is published), so the screen can only learn it by reading the state again when it reconnects.
+    await world.restart(async () => {
+      await page.locator(".live-state.is-down", { hasText: "Reconnecting…" }).waitFor({ timeout: 30_000 })
+      assert.include(await page.locator(".live-state").innerText(), "last update")
+      assert.strictEqual(await page.locator(".live-state time").getAttribute("datetime"), before)
+      await expectAccessible(page)
+      await screenshot(page, "tv-reconnecting")
+      await world.sql("UPDATE sources SET status = 'down' WHERE key = $1", [gateway.key])
+    })
+    await page.locator(".live-state.is-live").waitFor({ timeout: 60_000 })
+    await page.locator(".banner", { hasText: "Major Outage" }).waitFor({ timeout: 30_000 })
+    await page.locator(".tv-change", { hasText: "Payment gateway: operational → major outage" }).waitFor()
+    assert.notStrictEqual(await page.locator(".live-state time").getAttribute("datetime"), before)
+    await page.close()
+  })
 })

@@ -24,6 +24,8 @@ export interface ScreenWorld {
   api(method: string, path: string, body?: unknown): Promise<Reply>
   /** A statement on the server's database. */
   sql(text: string, params?: ReadonlyArray<unknown>): Promise<ReadonlyArray<Record<string, unknown>>>
+  /** Stops the server and starts it again on the same port and stores (a network drop for open pages). */
+  restart(between?: () => Promise<void>): Promise<void>
   stop(): Promise<void>
 }
 
@@ -39,9 +41,11 @@ export const startScreenWorld = async (): Promise<ScreenWorld> => {
   const created = await runCli(["org", "create", "--name", organization.name, "--slug", organization.slug, "--plan", "pro"], env)
   assert.strictEqual(created.code, 0, created.stderr)
   const key = (JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { admin_api_key: string }).admin_api_key
-  const server = await startService(env)
+  let server = await startService(env)
   return {
-    server,
+    get server() {
+      return server
+    },
     organization,
     env,
     api: async (method, path, body) => {
@@ -54,6 +58,11 @@ export const startScreenWorld = async (): Promise<ScreenWorld> => {
       return { status: response.status, body: text === "" ? null : JSON.parse(text), headers: response.headers }
     },
     sql: (text, params = []) => Effect.runPromise(pg.unsafe<Record<string, unknown>>(text, params as Array<unknown>).pipe(Effect.orDie)),
+    restart: async (between) => {
+      await server.stop()
+      await between?.()
+      server = await startService(env)
+    },
     stop: async () => {
       await server.stop()
       await Effect.runPromise(Scope.close(scope, Exit.void))
