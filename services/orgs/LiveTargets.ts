@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import { tvFeature } from "../domain/api/TvLinks.ts"
 import type { LiveFilter } from "../platform/LiveHub.ts"
 import { rowsOf, TextArrayColumn } from "../platform/Rows.ts"
 
@@ -8,13 +9,26 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 const organizationRows = rowsOf("organizations", Schema.Struct({ id: Schema.String, slug: Schema.String }))
 const stackIdRows = rowsOf("stacks", Schema.Struct({ id: Schema.String, organization_id: Schema.String }))
 const membershipRows = rowsOf("memberships", Schema.Struct({ role: Schema.String }))
-const tvLinkRows = rowsOf("tv_links", Schema.Struct({ organization_id: Schema.String, stack_ids: TextArrayColumn(Schema.String) }))
+const tvLinkRows = rowsOf("tv_links", Schema.Struct({
+  organization_id: Schema.String,
+  name: Schema.String,
+  rotation_s: Schema.Number,
+  stack_ids: TextArrayColumn(Schema.String)
+}))
 const targetRows = rowsOf("stack_items", Schema.Struct({
   kind: Schema.Literals(["component", "source", "monitor"]),
   source_key: Schema.NullOr(Schema.String),
   component_id: Schema.NullOr(Schema.String),
   monitor_id: Schema.NullOr(Schema.String)
 }))
+
+/** A TV link as its screen and stream read it. */
+export interface TvLinkRef {
+  readonly organization_id: string
+  readonly name: string
+  readonly rotation_s: number
+  readonly stack_ids: ReadonlyArray<string>
+}
 
 /** A stack a live stream may show: its id and organization. */
 export interface StackRef {
@@ -36,8 +50,8 @@ export class LiveTargets extends Context.Service<LiveTargets, {
   stackBySlug(organizationId: string, slug: string): Effect.Effect<StackRef | undefined>
   /** The public stack of a share token; undefined once the token is revoked (the stack made private). */
   stackByShareToken(token: string): Effect.Effect<StackRef | undefined>
-  /** The organization and stacks of a TV link; undefined once it is revoked or the plan lost TV dashboards. */
-  tvLink(token: string): Effect.Effect<{ readonly organization_id: string; readonly stack_ids: ReadonlyArray<string> } | undefined>
+  /** A TV link by its token (its stacks in rotation order); undefined once it is revoked or the plan lost TV dashboards. */
+  tvLink(token: string): Effect.Effect<TvLinkRef | undefined>
   /** The filter of one stack (or several), or of every stack of the organization. */
   filter(organizationId: string, stackId?: string | ReadonlyArray<string>): Effect.Effect<LiveFilter>
 }>()("statusgrid/orgs/LiveTargets") {
@@ -78,10 +92,10 @@ export class LiveTargets extends Context.Service<LiveTargets, {
 
       const tvLink = (token: string) =>
         sql`
-          SELECT l.organization_id,
+          SELECT l.organization_id, l.name, l.rotation_s,
             coalesce(array(SELECT ls.stack_id::text FROM tv_link_stacks ls WHERE ls.tv_link_id = l.id ORDER BY ls.position), '{}') AS stack_ids
           FROM tv_links l JOIN organizations o ON o.id = l.organization_id JOIN plans p ON p.id = o.plan_id
-          WHERE l.token = ${token} AND l.revoked_at IS NULL AND 'tv_dashboard' = ANY(p.features)`.pipe(
+          WHERE l.token = ${token} AND l.revoked_at IS NULL AND ${tvFeature} = ANY(p.features)`.pipe(
             Effect.flatMap(tvLinkRows),
             Effect.map((rows) => rows[0]),
             Effect.orDie

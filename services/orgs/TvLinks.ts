@@ -2,16 +2,14 @@ import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { randomBytes } from "node:crypto"
 import { type Forbidden, NotFound, PlanLimitReached } from "../domain/api/Errors.ts"
-import { type TvLink, type TvLinkCreate, type TvLinkList, tvLinkLimits, tvTokenPattern } from "../domain/api/TvLinks.ts"
+import { tvFeature, type TvLink, type TvLinkCreate, type TvLinkList, tvLinkLimits, tvTokenPattern } from "../domain/api/TvLinks.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { IncidentImpact, IncidentStatus } from "../domain/Status.ts"
 import { rowsOf, TextArrayColumn } from "../platform/Rows.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
+import { LiveTargets } from "./LiveTargets.ts"
 import { Stacks, type StackView } from "./Stacks.ts"
-
-/** The plan feature (plans.features) that TV links need: the spec's "TV dashboard", a Pro-plan feature. */
-export const tvFeature = "tv_dashboard"
 
 /** `tv_` and 24 random bytes in base64url (192 bits): unguessable, and never an organization's slug. */
 const newTvToken = () => `tv_${randomBytes(24).toString("base64url")}`
@@ -28,7 +26,6 @@ const LinkRow = Schema.Struct({
 })
 type LinkRow = typeof LinkRow.Type
 const decodeLinks = rowsOf("tv_links", LinkRow)
-const decodeScreenLinks = rowsOf("tv_links", Schema.Struct({ ...LinkRow.fields, organization_id: Schema.String }))
 const planRows = rowsOf("plans", Schema.Struct({ name: Schema.String, features: TextArrayColumn(Schema.String) }))
 const idRows = rowsOf("stacks", Schema.Struct({ id: Schema.String }))
 
@@ -97,6 +94,7 @@ const feedLimit = 30
  * (an organization moved back to Free sees its links answer 404). Creating
  * and revoking are audited; revoking makes the link 404 at once.
  *
+ * Tokens are looked up by LiveTargets, as the live streams look them up.
  * `share` and `organizationScreen` read the other two screens: a public
  * stack by its share token (open incidents only), and every stack of an
  * organization for its signed-in members' `/tv/<org>`.
@@ -117,6 +115,7 @@ export class TvLinks extends Context.Service<TvLinks, {
     Effect.gen(function*() {
       const sql = yield* SqlClient
       const stacks = yield* Stacks
+      const targets = yield* LiveTargets
 
       const planOf = (organizationId: string) =>
         sql`
@@ -229,10 +228,7 @@ export class TvLinks extends Context.Service<TvLinks, {
 
       const screen = Effect.fn("TvLinks.screen")(function*(token: string) {
         if (!tvTokenPattern.test(token)) return undefined
-        const [link] = yield* sql`
-          SELECT ${linkColumns}, l.organization_id FROM tv_links l
-          JOIN organizations o ON o.id = l.organization_id JOIN plans p ON p.id = o.plan_id
-          WHERE l.token = ${token} AND l.revoked_at IS NULL AND ${tvFeature} = ANY(p.features)`.pipe(Effect.flatMap(decodeScreenLinks))
+        const link = yield* targets.tvLink(token)
         if (link === undefined) return undefined
         return yield* screenOf(link, link.stack_ids, true)
       }, Effect.orDie)
@@ -241,9 +237,9 @@ export class TvLinks extends Context.Service<TvLinks, {
         yield* requirePermission(principal, "view")
         yield* requireFeature(principal.organization_id)
         const rows = yield* sql`
-          SELECT t.id, o.name FROM stacks t JOIN organizations o ON o.id = t.organization_id
+          SELECT t.id FROM stacks t
           WHERE t.organization_id = ${principal.organization_id}::uuid ORDER BY t.created_at, t.id`.pipe(
-            Effect.flatMap(rowsOf("stacks", Schema.Struct({ id: Schema.String, name: Schema.String }))),
+            Effect.flatMap(idRows),
             Effect.orDie
           )
         return yield* screenOf(
@@ -254,11 +250,7 @@ export class TvLinks extends Context.Service<TvLinks, {
       })
 
       const share = Effect.fn("TvLinks.share")(function*(token: string) {
-        const rows = yield* sql`
-          SELECT id, organization_id FROM stacks WHERE share_token = ${token} AND visibility = 'public'`.pipe(
-            Effect.flatMap(rowsOf("stacks", Schema.Struct({ id: Schema.String, organization_id: Schema.String })))
-          )
-        const stack = rows[0]
+        const stack = yield* targets.stackByShareToken(token)
         if (stack === undefined) return undefined
         return yield* screenOf({ name: "", organization_id: stack.organization_id, rotation_s: 0 }, [stack.id], false)
       }, Effect.orDie)

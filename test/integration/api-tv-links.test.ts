@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { Snapshot } from "../../services/domain/Snapshot.ts"
 import { TvLinks } from "../../services/orgs/TvLinks.ts"
+import { LiveTargets } from "../../services/orgs/LiveTargets.ts"
 import { Stacks } from "../../services/orgs/Stacks.ts"
 import { Publisher } from "../../services/platform/Publisher.ts"
 import { ApiBase, apiServer, assertUnauthorized, auditOf, call, expectForRole, newTenant, operatorSetsPlan, type Tenant } from "../support/api.ts"
@@ -169,7 +170,7 @@ describe("TV links API", () => {
         yield* call("DELETE", `/tv-links/${created.body.id}`, { key: tenant.keys.admin })
         assert.isUndefined(yield* links.screen(token))
         assert.isUndefined(yield* links.screen("tv_" + "a".repeat(32)))
-      }).pipe(Effect.provide(TvLinks.layer.pipe(Layer.provide(Stacks.layer)))))
+      }).pipe(Effect.provide(TvLinks.layer.pipe(Layer.provide(Layer.mergeAll(Stacks.layer, LiveTargets.layer))))))
 
     it.effect("the TV stream: the deltas of the link's stacks only, and 404 after revocation", () =>
       Effect.gen(function*() {

@@ -2,6 +2,7 @@ import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../domain/api/Api.ts"
 import { CurrentPrincipal } from "../../domain/Principal.ts"
+import { LiveTargets } from "../../orgs/LiveTargets.ts"
 import { Stacks } from "../../orgs/Stacks.ts"
 import { TvLinks } from "../../orgs/TvLinks.ts"
 
@@ -19,4 +20,4 @@ export const TvLinksHttpNoDeps = HttpApiBuilder.group(
   })
 )
 
-export const TvLinksHttp = TvLinksHttpNoDeps.pipe(Layer.provide(TvLinks.layer), Layer.provide(Stacks.layer))
+export const TvLinksHttp = TvLinksHttpNoDeps.pipe(Layer.provide(TvLinks.layer), Layer.provide(Layer.mergeAll(Stacks.layer, LiveTargets.layer)))

@@ -8,6 +8,9 @@ const Uuid = Schema.String.annotate({ format: "uuid" })
 const Timestamp = Schema.String.annotate({ format: "date-time" })
 const UuidInput = Schema.String.check(Schema.isUUID(undefined, { message: "must be a UUID" }))
 
+/** The plan feature (plans.features) TV links need: the spec's "TV dashboard", a Pro-plan feature. */
+export const tvFeature = "tv_dashboard"
+
 export const tvLinkLimits = { name: 200, stacks: 50, rotationMin: 2, rotationMax: 3600, rotationDefault: 20 } as const
 
 /** A TV link's token: `tv_` and 32 base64url characters. It has a `_`, so it is never an organization's slug. */
