@@ -9,5 +9,11 @@ export default [
   route("orgs", "routes/orgs.tsx"),
   route("orgs/new", "routes/orgs-new.tsx"),
   route("dashboard/:org", "routes/dashboard.tsx"),
+  // tv + share: TV mode (a TV link's token, or an organization for its members) and public share pages
+  route("tv/:ref", "routes/tv/screen.tsx"),
+  route("tv/:ref/state", "routes/tv/state.ts"),
+  route("share/:token", "routes/share/page.tsx"),
+  route("share/:token/state", "routes/share/state.ts"),
+  // end tv + share
   route("*", "routes/not-found.tsx")
 ] satisfies RouteConfig

@@ -6,8 +6,10 @@ import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { Sessions } from "../identity/Sessions.ts"
 import { Users } from "../identity/Users.ts"
+import { LiveTargets } from "../orgs/LiveTargets.ts"
 import { Organizations } from "../orgs/Organizations.ts"
 import { Stacks } from "../orgs/Stacks.ts"
+import { TvLinks } from "../orgs/TvLinks.ts"
 import type { PortalHandler, PortalRuntime, PortalServices } from "./PortalServices.ts"
 
 /** Where `npm run build:portal` writes (portal/build): `client/` for the browser, `server/index.js` for this process. */
@@ -96,5 +98,6 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
 /** `PortalRoutes` with the services its pages use, over the server's SqlClient. */
 export const PortalRoutesLive = PortalRoutes.pipe(
   Layer.provide(Layer.mergeAll(Users.layer, Sessions.layer, Stacks.layer)),
+  Layer.provide(TvLinks.layer.pipe(Layer.provideMerge(Stacks.layer), Layer.provide(LiveTargets.layer))),
   Layer.provide(Organizations.layer)
 )
