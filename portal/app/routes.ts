@@ -9,5 +9,8 @@ export default [
   route("orgs", "routes/orgs.tsx"),
   route("orgs/new", "routes/orgs-new.tsx"),
   route("dashboard/:org", "routes/dashboard.tsx"),
+  // catalog: browse and search the sources, one source's page with "Add to a stack"
+  route("catalog", "routes/catalog/catalog.tsx"),
+  route("sources/:key", "routes/catalog/source.tsx"),
   route("*", "routes/not-found.tsx")
 ] satisfies RouteConfig
