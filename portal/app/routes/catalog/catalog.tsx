@@ -108,7 +108,10 @@ export default function Catalog({ loaderData }: Route.ComponentProps) {
     const typed = (event.target as HTMLElement).tagName === "INPUT"
     clearTimeout(timer.current)
     timer.current = setTimeout(() => {
-      void submit(form, { replace: true, preventScrollReset: true })
+      // Empty filters stay out of the URL (`/catalog?q=aws`, not `?q=aws&category=&status=`); a new search starts at page 1.
+      const params = new URLSearchParams()
+      for (const [name, value] of new FormData(form)) if (typeof value === "string" && value.trim() !== "") params.set(name, value.trim())
+      void submit(params, { method: "get", action: "/catalog", replace: true, preventScrollReset: true })
     }, typed ? debounceMs : 0)
   }
   const filtered = query.q !== "" || query.category !== "" || query.status !== ""
