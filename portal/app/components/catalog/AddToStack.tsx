@@ -61,7 +61,8 @@ export function AddToStack({ add, source, result }: {
   const pickable = add.groups.reduce((n, g) => n + g.items.length, 0)
 
   return (
-    <Form method="post" className="add-form" aria-labelledby="add-title">
+    // A new form after each success: the choices start over, the message stays.
+    <Form method="post" className="add-form" aria-labelledby="add-title" key={result?.ok ? `${result.stack.slug}-${result.added}-${result.present}` : "add"}>
       <CsrfField />
       <input type="hidden" name="org" value={add.org.slug} />
       {result?.ok

@@ -31,7 +31,7 @@ export function HistoryStrip({ strip, label }: { readonly strip: ShownStrip; rea
       </ul>
       <p className="strip-legend" aria-hidden="true">
         <span>{daily ? "90 days ago" : "24 h ago"}</span>
-        <span>{percentText(strip.uptime)} over the window</span>
+        <span>{strip.uptime === null ? "no data in this window" : `${percentText(strip.uptime)} over the window`}</span>
         <span>{daily ? "today" : "now"}</span>
       </p>
     </>

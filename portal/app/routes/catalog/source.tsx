@@ -263,7 +263,7 @@ export default function SourcePage({ loaderData, actionData }: Route.ComponentPr
                     <>
                       <p className="uptime">
                         <strong>{percentText(read.source.uptime_30d)}</strong>
-                        <span className="muted">uptime over the last 30 days</span>
+                        <span className="muted">{read.source.uptime_30d === null ? "no checks recorded in the last 30 days yet" : "uptime over the last 30 days"}</span>
                         <span className="window-switch">
                           <Link to={windowHref("24h")} aria-current={window === "24h"} preventScrollReset>24 h</Link>
                           <Link to={windowHref("90d")} aria-current={window === "90d"} preventScrollReset>90 days</Link>
@@ -388,7 +388,7 @@ function Incidents({ list }: { readonly list: Shown }) {
               <details open={i.resolved_at === null}>
                 <summary>{i.updates.length} {i.updates.length === 1 ? "update" : "updates"}</summary>
                 <ol className="updates" reversed>
-                  {[...i.updates].reverse().map((u) => (
+                  {i.updates.toReversed().map((u) => (
                     <li key={u.id}>
                       <span className="update-status">{u.status}</span> · <RelativeTime date={u.created_at} />
                       <p>{u.body}</p>
