@@ -242,6 +242,9 @@ describe("catalog in Chromium", () => {
     assert.strictEqual(await page.locator("form.add-form").count(), 0)
     await expectAccessible(page)
     await screenshot(page, "catalog-source")
+    await page.emulateMedia({ colorScheme: "dark" })
+    await expectAccessible(page)
+    await screenshot(page, "catalog-source-dark")
     await page.close()
 
     const missing = await fetch(`${server.url}/sources/no-such-source`)
