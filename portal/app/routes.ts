@@ -15,5 +15,8 @@ export default [
   route("share/:token", "routes/share/page.tsx"),
   route("share/:token/state", "routes/share/state.ts"),
   // end tv + share
+  // catalog: browse and search the sources, one source's page with "Add to a stack"
+  route("catalog", "routes/catalog/catalog.tsx"),
+  route("sources/:key", "routes/catalog/source.tsx"),
   route("*", "routes/not-found.tsx")
 ] satisfies RouteConfig
