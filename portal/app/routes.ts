@@ -9,6 +9,15 @@ export default [
   route("orgs", "routes/orgs.tsx"),
   route("orgs/new", "routes/orgs-new.tsx"),
   route("dashboard/:org", "routes/dashboard.tsx"),
+  // tv + share: TV mode (a TV link's token, or an organization for its members) and public share pages
+  route("tv/:ref", "routes/tv/screen.tsx"),
+  route("tv/:ref/state", "routes/tv/state.ts"),
+  route("share/:token", "routes/share/page.tsx"),
+  route("share/:token/state", "routes/share/state.ts"),
+  // end tv + share
+  // catalog: browse and search the sources, one source's page with "Add to a stack"
+  route("catalog", "routes/catalog/catalog.tsx"),
+  route("sources/:key", "routes/catalog/source.tsx"),
   // alerts + access: the alert page and its links, invitations, OpenID Connect sign-in
   route("alerts/:id", "routes/alerts/alert.tsx"),
   route("alerts/:id/ack", "routes/alerts/ack-link.tsx"),

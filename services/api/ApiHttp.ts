@@ -21,6 +21,7 @@ import { OrgAuthLive } from "./OrgAuth.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import { checkBody } from "./RequestBody.ts"
 import { SourcesHttp } from "./Sources/http.ts"
+import { TvLinksHttp } from "./TvLinks/http.ts"
 
 export const openapiPath = "/api/v1/openapi.json"
 
@@ -137,7 +138,8 @@ const groups = Layer.mergeAll(
   CustomSourcesHttp,
   MaintenanceHttp,
   NotificationsHttp,
-  AlertsHttp
+  AlertsHttp,
+  TvLinksHttp
 ).pipe(
   Layer.provide(OrgAuthLive),
   Layer.provide(Layer.mergeAll(ApiKeys.layer, RateLimiter.layer)),

@@ -2,6 +2,7 @@ import { Clock, Config, Effect, Layer, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { ErrorBody } from "../domain/api/Errors.ts"
 import { slugPattern } from "../domain/api/Stacks.ts"
+import { tvTokenPattern } from "../domain/api/TvLinks.ts"
 import type { Delta } from "../domain/Event.ts"
 import { sessionTokenFrom } from "../identity/SessionCookie.ts"
 import { Sessions } from "../identity/Sessions.ts"
@@ -14,9 +15,9 @@ const shareTokenPattern = /^[A-Za-z0-9_-]{32}$/
 
 /** What a stream shows: the deltas of these stacks; a share stream ends when its token is revoked. */
 interface StreamTarget {
-  readonly kind: "organization" | "stack" | "share"
+  readonly kind: "organization" | "stack" | "share" | "tv"
   readonly organizationId: string
-  readonly stackId: string | undefined
+  readonly stackId: string | ReadonlyArray<string> | undefined
   /** Still allowed? Checked at each refresh; false ends the stream. */
   readonly stillValid: Effect.Effect<boolean>
   /** Fields of the `hello` event. */
@@ -55,6 +56,9 @@ const positiveInt = (name: string, fallback: number) =>
  *   members (cookie `sg_session`). `{org}` is the slug or the id.
  * - `GET /api/v1/share/{token}/stream`: one public stack's deltas, for its
  *   share page; 404 once the token is revoked.
+ * - `GET /api/v1/tv/{token}/stream`: the deltas of a TV link's stacks, for
+ *   its wall screen; 404 once the link is revoked (or the plan lost TV
+ *   dashboards), and an open stream ends at the next refresh.
  *
  * The stream starts with `retry:` and a `hello` event (server time), then
  * sends a `delta` event (id = the process's sequence number) for each change
@@ -166,7 +170,22 @@ export const LiveStreamRoutes = HttpRouter.use(Effect.fn(function*(router) {
     })
   })
 
+  const tvStream = Effect.gen(function*() {
+    const params = yield* HttpRouter.params
+    const token = params["token"] ?? ""
+    const link = tvTokenPattern.test(token) ? yield* targets.tvLink(token) : undefined
+    if (link === undefined) return refuse(404, { code: "not_found", field: "token", message: "no TV link has this token" })
+    return open({
+      kind: "tv",
+      organizationId: link.organization_id,
+      stackId: link.stack_ids,
+      stillValid: Effect.map(targets.tvLink(token), (now) => now !== undefined),
+      hello: {}
+    })
+  })
+
   yield* router.add("GET", "/api/v1/organizations/:org/stream", organizationStream)
+  yield* router.add("GET", "/api/v1/tv/:token/stream", tvStream)
   yield* router.add("GET", "/api/v1/share/:token/stream", shareStream)
 }))
 

@@ -2,12 +2,13 @@ import { Config, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { makeMicroCache } from "./MicroCache.ts"
 import type { Fragment } from "effect/sql/Statement"
-import type { InvalidParameter } from "../domain/api/Errors.ts"
+import { InvalidParameter } from "../domain/api/Errors.ts"
+import { defaultLimit, type ListQuery } from "../domain/api/Sources.ts"
 import type { Component, Incident, IncidentList, ProviderMaintenance, ProviderMaintenanceList, Source } from "../domain/api/Sources.ts"
 import { MaintenanceStatus } from "../domain/Snapshot.ts"
 import { SourceRow } from "../platform/SourceRow.ts"
 import { type CategoryId, SourceKey } from "../domain/Source.ts"
-import { ComponentStatus, IncidentImpact, IncidentStatus } from "../domain/Status.ts"
+import { ComponentStatus, IncidentImpact, IncidentStatus, type SourceStatus } from "../domain/Status.ts"
 import { decodeCursor, encodeCursor, type PageRequest } from "../orgs/Paging.ts"
 import { defaultPageSize, type Page, pageOf } from "../domain/api/Paging.ts"
 
@@ -21,6 +22,8 @@ export class SourceNotFound extends Schema.TaggedError<SourceNotFound>()("Source
 /** What `Sources.list` selects; every condition given applies (AND). */
 export interface ListOptions {
   readonly category?: CategoryId | undefined
+  /** Only sources in this status. */
+  readonly status?: SourceStatus | undefined
   /** Case-insensitive substring of name, key or description. */
   readonly search?: string | undefined
   /** Only these keys. */
@@ -37,6 +40,27 @@ export interface ListOptions {
 const SourceCursor = Schema.StringFromBase64Url.pipe(Schema.decodeTo(SourceKey))
 export const decodeSourceCursor = Schema.decodeUnknownEffect(SourceCursor)
 const encodeSourceCursor = Schema.encodeSync(SourceCursor)
+
+const invalidCursor = () =>
+  new InvalidParameter({ field: "cursor", message: "cursor is not a value this API returned as next_cursor" })
+
+/**
+ * `GET /api/v1/sources` and the portal's catalog: a page of sources for the API's query
+ * (decoded with `ListQuery`); a cursor this API did not hand out is an `InvalidParameter` on `cursor`.
+ */
+export const listSources = Effect.fn("Sources.listSources")(function*(query: typeof ListQuery.Type) {
+  const after = query.cursor === undefined
+    ? undefined
+    : yield* decodeSourceCursor(query.cursor).pipe(Effect.mapError(invalidCursor))
+  return yield* Sources.use((s) => s.list({
+    category: query.category,
+    status: query.status,
+    search: query.search,
+    keys: query.filter,
+    after,
+    limit: query.limit ?? defaultLimit
+  }))
+})
 
 /** Read access to the sources the unauthenticated API may show: enabled catalog sources. */
 export class Sources extends Context.Service<Sources, {
@@ -89,6 +113,7 @@ export class Sources extends Context.Service<Sources, {
         where.push(sql`EXISTS (
           SELECT 1 FROM source_categories sc WHERE sc.source_id = s.id AND sc.category_id = ${options.category})`)
       }
+      if (options.status !== undefined) where.push(sql`s.status = ${options.status}`)
       if (options.search !== undefined && options.search !== "") {
         const pattern = `%${escapeLike(options.search)}%`
         where.push(sql`(s.name ILIKE ${pattern} ESCAPE '\\' OR s.key ILIKE ${pattern} ESCAPE '\\'

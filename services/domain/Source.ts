@@ -17,6 +17,16 @@ export const checkClassIntervalSeconds: Record<CheckClass, number> = {
 export const CategoryId = Schema.Literals(["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"])
 export type CategoryId = typeof CategoryId.Type
 
+/** Each category's name, as in the `categories` table (migrations/postgres/0002_sources.sql). */
+export const categoryNames: { readonly [C in CategoryId]: string } = {
+  cloud: "Cloud infrastructure",
+  payment: "Payment processing",
+  communication: "Communication",
+  devtools: "Development tools",
+  monitoring: "Monitoring and analytics",
+  cdn_dns: "CDN and DNS"
+}
+
 /** A source key: lower-case letters, digits and inner hyphens, at most 128 characters. */
 export const SourceKey = Schema.String.pipe(
   Schema.check(Schema.isPattern(/^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$/, {

@@ -1,19 +1,34 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import { tvFeature } from "../domain/api/TvLinks.ts"
 import type { LiveFilter } from "../platform/LiveHub.ts"
-import { rowsOf } from "../platform/Rows.ts"
+import { rowsOf, TextArrayColumn } from "../platform/Rows.ts"
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 const organizationRows = rowsOf("organizations", Schema.Struct({ id: Schema.String, slug: Schema.String }))
 const stackIdRows = rowsOf("stacks", Schema.Struct({ id: Schema.String, organization_id: Schema.String }))
 const membershipRows = rowsOf("memberships", Schema.Struct({ role: Schema.String }))
+const tvLinkRows = rowsOf("tv_links", Schema.Struct({
+  organization_id: Schema.String,
+  name: Schema.String,
+  rotation_s: Schema.Number,
+  stack_ids: TextArrayColumn(Schema.String)
+}))
 const targetRows = rowsOf("stack_items", Schema.Struct({
   kind: Schema.Literals(["component", "source", "monitor"]),
   source_key: Schema.NullOr(Schema.String),
   component_id: Schema.NullOr(Schema.String),
   monitor_id: Schema.NullOr(Schema.String)
 }))
+
+/** A TV link as its screen and stream read it. */
+export interface TvLinkRef {
+  readonly organization_id: string
+  readonly name: string
+  readonly rotation_s: number
+  readonly stack_ids: ReadonlyArray<string>
+}
 
 /** A stack a live stream may show: its id and organization. */
 export interface StackRef {
@@ -35,8 +50,10 @@ export class LiveTargets extends Context.Service<LiveTargets, {
   stackBySlug(organizationId: string, slug: string): Effect.Effect<StackRef | undefined>
   /** The public stack of a share token; undefined once the token is revoked (the stack made private). */
   stackByShareToken(token: string): Effect.Effect<StackRef | undefined>
-  /** The filter of one stack, or of every stack of the organization. */
-  filter(organizationId: string, stackId?: string): Effect.Effect<LiveFilter>
+  /** A TV link by its token (its stacks in rotation order); undefined once it is revoked or the plan lost TV dashboards. */
+  tvLink(token: string): Effect.Effect<TvLinkRef | undefined>
+  /** The filter of one stack (or several), or of every stack of the organization. */
+  filter(organizationId: string, stackId?: string | ReadonlyArray<string>): Effect.Effect<LiveFilter>
 }>()("statusgrid/orgs/LiveTargets") {
   static readonly layer = Layer.effect(
     LiveTargets,
@@ -73,7 +90,18 @@ export class LiveTargets extends Context.Service<LiveTargets, {
           Effect.orDie
         )
 
-      const filter = (organizationId: string, stackId?: string) =>
+      const tvLink = (token: string) =>
+        sql`
+          SELECT l.organization_id, l.name, l.rotation_s,
+            coalesce(array(SELECT ls.stack_id::text FROM tv_link_stacks ls WHERE ls.tv_link_id = l.id ORDER BY ls.position), '{}') AS stack_ids
+          FROM tv_links l JOIN organizations o ON o.id = l.organization_id JOIN plans p ON p.id = o.plan_id
+          WHERE l.token = ${token} AND l.revoked_at IS NULL AND ${tvFeature} = ANY(p.features)`.pipe(
+            Effect.flatMap(tvLinkRows),
+            Effect.map((rows) => rows[0]),
+            Effect.orDie
+          )
+
+      const filter = (organizationId: string, stackId?: string | ReadonlyArray<string>) =>
         sql`
           SELECT i.kind, coalesce(s.key, cs.key) AS source_key, c.external_id AS component_id, i.monitor_id
           FROM stack_items i
@@ -81,7 +109,9 @@ export class LiveTargets extends Context.Service<LiveTargets, {
           LEFT JOIN components c ON c.id = i.component_id
           LEFT JOIN sources cs ON cs.id = c.source_id
           LEFT JOIN sources s ON s.id = i.source_id
-          WHERE t.organization_id = ${organizationId}::uuid ${stackId === undefined ? sql`` : sql`AND t.id = ${stackId}::uuid`}`.pipe(
+          WHERE t.organization_id = ${organizationId}::uuid ${
+            stackId === undefined ? sql`` : sql`AND t.id = ANY(${typeof stackId === "string" ? [stackId] : stackId}::uuid[])`
+          }`.pipe(
             Effect.flatMap(targetRows),
             Effect.map((rows): LiveFilter => {
               const sources = new Set<string>()
@@ -101,7 +131,7 @@ export class LiveTargets extends Context.Service<LiveTargets, {
             Effect.orDie
           )
 
-      return LiveTargets.of({ organization, isMember, stackBySlug, stackByShareToken, filter })
+      return LiveTargets.of({ organization, isMember, stackBySlug, stackByShareToken, tvLink, filter })
     })
   )
 }

@@ -159,6 +159,16 @@ const auditedItem = (stackId: string, item: StackItem) => ({
   ...(item.monitor === undefined ? {} : { monitor_id: item.monitor.id })
 })
 
+/** A stack as a wall screen or a public page shows it: no share token, no settings. */
+export interface StackView {
+  readonly id: string
+  readonly name: string
+  readonly slug: string
+  readonly description: string
+  readonly health: StackHealth
+  readonly items: ReadonlyArray<StackItem>
+}
+
 /** The request field and the stack_items column of each kind of item. */
 const itemField = { component: "component_id", source: "source_key", monitor: "monitor_id" } as const
 const itemColumn = { component: "component_id", source: "source_id", monitor: "monitor_id" } as const
@@ -187,6 +197,11 @@ export class Stacks extends Context.Service<Stacks, {
   remove(principal: Principal, id: string): Effect.Effect<void, Forbidden | NotFound>
   addItem(principal: Principal, id: string, input: StackItemAdd): Effect.Effect<StackItem, Forbidden | NotFound | Conflict | PlanLimitReached>
   removeItem(principal: Principal, id: string, itemId: string): Effect.Effect<void, Forbidden | NotFound>
+  /**
+   * Some stacks as a screen shows them (name, health, items), in the order of `ids`, missing ones left out.
+   * No permission check: for callers that already know the reader may see them (a share token, a TV link).
+   */
+  views(ids: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<StackView>>
 }>()("statusgrid/orgs/Stacks") {
   static readonly layer = Layer.effect(
     Stacks,
@@ -419,7 +434,30 @@ export class Stacks extends Context.Service<Stacks, {
 
       // The audit log, limits and paging run on this layer's connection (and so inside its transactions).
       const onSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) => Effect.provideService(effect, SqlClient, sql)
+      const views = (ids: ReadonlyArray<string>) =>
+        Effect.gen(function*() {
+          if (ids.length === 0) return []
+          const rows = yield* sql`
+            SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)} FROM stacks t WHERE t.id = ANY(${ids}::uuid[])`.pipe(Effect.flatMap(decodeStacks))
+          const itemList = yield* itemRows(rows.map((r) => r.id))
+          const health = healthByStack(itemList)
+          const byId = new Map(rows.map((r) => [r.id, r]))
+          return ids.flatMap((id): Array<StackView> => {
+            const row = byId.get(id)
+            if (row === undefined) return []
+            return [{
+              id: row.id,
+              name: row.name,
+              slug: row.slug,
+              description: row.description,
+              health: health.get(row.id) ?? emptyHealth,
+              items: itemList.filter((i) => i.stack_id === row.id).map(toItem)
+            }]
+          })
+        }).pipe(Effect.orDie)
+
       return Stacks.of({
+        views,
         list: (principal, page) => onSql(list(principal, page)),
         create: (principal, input) => onSql(create(principal, input)),
         get: (principal, id) => get(principal, id),

@@ -113,6 +113,11 @@ describe("alerts in Chromium", () => {
     assertRealPage(invite, "invitation link")
     assert.include(invite.html, "Join Acme Payments")
 
+    // A public stack's share URL, opened by someone without an account.
+    const shared = await api(server.url, org.adminKey, "POST", "/stacks", { name: "Public status", visibility: "public" })
+    assert.match(String(shared["share_url"]), /^\/share\//)
+    assertRealPage(await open(`${server.url}${String(shared["share_url"])}`), "share URL")
+
     // The 419 page (a forged CSRF token) and each of its links back.
     const expired = await fetch(`${server.url}/alerts/${escalating.id}`, {
       method: "POST",
@@ -127,9 +132,8 @@ describe("alerts in Chromium", () => {
     for (const href of ways) assertRealPage(await open(`${server.url}${href}`), `419 page link ${href}`)
   })
 
-  // Not walked on this branch: an alert's stack link (`escalating.url`, /dashboard/<org>/stacks/<slug>) and a
-  // stack's share URL (/share/<token>); their pages come from the dashboard and share branches. Once merged, add
-  // `assertRealPage(await open(escalating.url, cookie), "stack link")` and the share URL of a public stack above.
+  // Not walked on this branch: an alert's stack link (`escalating.url`, /dashboard/<org>/stacks/<slug>); the stack
+  // page comes from the dashboard branch. Once merged, add `assertRealPage(await open(escalating.url, cookie), "stack link")`.
 
   it("short link → sign in → the same alert, its channels delivered → Acknowledge → acknowledged", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })

@@ -356,6 +356,16 @@ describe("sources API", () => {
         assert.deepStrictEqual(none.body, { data: [], next_cursor: null, limit: 50 })
       }))
 
+    it.effect("filters by status, with category and search", () =>
+      Effect.gen(function*() {
+        assert.deepStrictEqual(yield* keys("status=degraded"), ["aws"])
+        assert.deepStrictEqual(yield* keys("status=degraded&category=cloud&search=amazon"), ["aws"])
+        assert.deepStrictEqual(yield* keys("status=degraded&category=payment"), [])
+        assert.notInclude(yield* keys("status=operational&limit=500"), "aws")
+        const bad = yield* failure("/api/v1/sources?status=down-ish")
+        assertError(bad, 400, "invalid_parameter", "status")
+      }))
+
     it.effect("searches name, key and description, case-insensitively, with % and _ taken literally", () =>
       Effect.gen(function*() {
         assert.deepStrictEqual(yield* search("STRIPE"), ["stripe"])
@@ -561,6 +571,7 @@ describe("sources API", () => {
         assert.deepStrictEqual(params("/api/v1/sources"), [
           "query:category",
           "query:search",
+          "query:status",
           "query:filter",
           "query:cursor",
           "query:limit"

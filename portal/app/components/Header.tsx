@@ -1,4 +1,4 @@
-import { Form, Link, useParams } from "react-router"
+import { Form, Link, NavLink, useParams } from "react-router"
 import type { RootData } from "../root.tsx"
 import { CsrfField } from "./Forms.tsx"
 
@@ -15,6 +15,10 @@ export function Header({ viewer }: { readonly viewer: Viewer | null | undefined 
         statusgrid
       </Link>
       {viewer ? <OrgSwitcher viewer={viewer} current={current?.slug} /> : null}
+      <nav className="site-nav" aria-label="Main">
+        {viewer ? <NavLink to={current ? `/dashboard/${current.slug}` : "/orgs"} end>Dashboard</NavLink> : null}
+        <NavLink to="/catalog">Catalog</NavLink>
+      </nav>
       <nav className="account" aria-label="Account">
         {viewer
           ? (

@@ -9,6 +9,7 @@ import { NotificationsGroup } from "./Notifications.ts"
 import { OrganizationGroup } from "./Organization.ts"
 import { StacksGroup } from "./Stacks.ts"
 import { SourcesGroup } from "./Sources.ts"
+import { TvLinksGroup } from "./TvLinks.ts"
 
 /**
  * Error classes keep their `_tag` in process but never send it (Errors.ts);
@@ -43,6 +44,7 @@ export class Api extends HttpApi.make("statusgrid")
   .add(NotificationsGroup)
   .add(AlertsGroup)
   .add(AlertLinksGroup)
+  .add(TvLinksGroup)
   .middleware(ApiErrors)
   // A body field the endpoint does not know is an error naming it, not silently dropped.
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })

@@ -206,6 +206,7 @@ export const ListQuery = Schema.Struct({
     Schema.check(Schema.isMaxLength(maxSearchLength), Schema.makeFilter((s: string) => !s.includes("\u0000"))),
     Schema.annotate({ description: "Case-insensitive substring of the name, key or description." })
   )),
+  status: Schema.optional(SourceStatus.annotate({ description: "Only sources in this status." })),
   filter: Schema.optional(KeyList),
   cursor: Schema.optional(Schema.String.annotate({ description: "Opaque: the `next_cursor` of the previous page." })),
   limit: Schema.optional(Limit)
@@ -221,7 +222,7 @@ export class SourcesGroup extends HttpApiGroup.make("sources")
       success: SourceList
     }).annotateMerge(OpenApi.annotations({
       summary: "List sources",
-      description: "Catalog sources ordered by key, a page at a time. `category`, `search` and `filter` combine with AND."
+      description: "Catalog sources ordered by key, a page at a time. `category`, `status`, `search` and `filter` combine with AND."
     })),
     HttpApiEndpoint.get("get", "/:key", {
       params: KeyParams,
