@@ -18,5 +18,12 @@ export default [
   // catalog: browse and search the sources, one source's page with "Add to a stack"
   route("catalog", "routes/catalog/catalog.tsx"),
   route("sources/:key", "routes/catalog/source.tsx"),
+  // alerts + access: the alert page and its links, invitations, OpenID Connect sign-in
+  route("alerts/:id", "routes/alerts/alert.tsx"),
+  route("alerts/:id/ack", "routes/alerts/ack-link.tsx"),
+  route("invite/:token", "routes/access/invite.tsx"),
+  route("signin/:provider", "routes/access/oidc-start.tsx"),
+  route("signin/:provider/callback", "routes/access/oidc-callback.tsx"),
+  // end alerts + access
   route("*", "routes/not-found.tsx")
 ] satisfies RouteConfig

@@ -5,12 +5,16 @@ import { STATUS_CODES } from "node:http"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { StatusHistory } from "../history/StatusHistory.ts"
+import { Oidc } from "../identity/Oidc.ts"
 import { Sessions } from "../identity/Sessions.ts"
 import { Users } from "../identity/Users.ts"
+import { Alerts } from "../orgs/Alerts.ts"
 import { LiveTargets } from "../orgs/LiveTargets.ts"
+import { Members } from "../orgs/Members.ts"
 import { Organizations } from "../orgs/Organizations.ts"
 import { Stacks } from "../orgs/Stacks.ts"
 import { TvLinks } from "../orgs/TvLinks.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
 import type { PortalHandler, PortalRuntime, PortalServices } from "./PortalServices.ts"
 import { Sources } from "./Sources.ts"
 
@@ -100,6 +104,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
 /** `PortalRoutes` with the services its pages use, over the server's SqlClient. */
 export const PortalRoutesLive = PortalRoutes.pipe(
   Layer.provide(Layer.mergeAll(Users.layer, Sessions.layer, Sources.layer, Stacks.layer, StatusHistory.layer)),
+  Layer.provide(Layer.mergeAll(Alerts.layer, Members.layer, Oidc.layer)),
   Layer.provide(TvLinks.layer.pipe(Layer.provideMerge(Stacks.layer), Layer.provide(LiveTargets.layer))),
-  Layer.provide(Organizations.layer)
+  Layer.provide(Layer.mergeAll(Organizations.layer, SecretBox.layer))
 )

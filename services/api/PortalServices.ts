@@ -1,7 +1,10 @@
 import type { Effect, Exit } from "effect"
 import type { StatusHistory } from "../history/StatusHistory.ts"
+import type { Oidc } from "../identity/Oidc.ts"
 import type { Sessions } from "../identity/Sessions.ts"
 import type { Users } from "../identity/Users.ts"
+import type { Alerts } from "../orgs/Alerts.ts"
+import type { Members } from "../orgs/Members.ts"
 import type { Stacks } from "../orgs/Stacks.ts"
 import type { TvLinks } from "../orgs/TvLinks.ts"
 import type { Sources } from "./Sources.ts"
@@ -11,7 +14,7 @@ import type { Sources } from "./Sources.ts"
  * own instances (services/api/Portal.ts passes its context), never a second
  * runtime. Add a service here and to `PortalRoutes`' layer to use it in a page.
  */
-export type PortalServices = Users | Sessions | Sources | Stacks | StatusHistory | TvLinks
+export type PortalServices = Alerts | Members | Oidc | Users | Sessions | Sources | Stacks | StatusHistory | TvLinks
 
 /** What the server hands each portal request (portal/app/context.ts puts it in React Router's context). */
 export interface PortalRuntime {

@@ -27,8 +27,12 @@ export interface LinkContext {
   readonly ackToken: (alertId: string) => string
 }
 
+/**
+ * The signed acknowledgment link of an escalating alert's message: the portal's page
+ * (`/alerts/<id>/ack`), which shows the alert and POSTs; `/api/v1/alerts/<id>/ack` takes the same token.
+ */
 export const ackUrl = (context: LinkContext, alertId: string): string =>
-  `${context.publicUrl.replace(/\/$/, "")}/api/v1/alerts/${alertId}/ack?token=${context.ackToken(alertId)}`
+  `${context.publicUrl.replace(/\/$/, "")}/alerts/${alertId}/ack?token=${context.ackToken(alertId)}`
 
 /** `<PUBLIC_URL>/a/<code>`: 8 characters of code (48 random bits), redirecting to the alert's page (services/api/ShortLinks.ts). */
 export const shortUrl = (context: LinkContext, code: string): string => `${context.publicUrl.replace(/\/$/, "")}/a/${code}`

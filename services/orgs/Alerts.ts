@@ -1,6 +1,6 @@
 import { Config, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { ackPurpose, type Alert, LinkExpired } from "../domain/api/Alerts.ts"
+import { ackPurpose, type Alert, type AlertDetail, type AlertLinkView, LinkExpired } from "../domain/api/Alerts.ts"
 import { type Forbidden, type InvalidParameter, NotFound } from "../domain/api/Errors.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { AlertLevel } from "../domain/Rule.ts"
@@ -47,6 +47,37 @@ const toAlert = (row: AlertRow): Alert => ({
 
 const columns = `t.id, t.rule_id, t.trigger, t.subject, t.level, t.message ->> 'title' AS title, t.created_at,
   t.acknowledged_at, t.acknowledged_by, t.escalation_step, t.next_escalation_at`
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** What the alert page adds to the alert: its words, where it is shown, its rule and organization. */
+const DetailRow = Schema.Struct({
+  organization_slug: Schema.String,
+  rule_name: Schema.NullOr(Schema.String),
+  text: Schema.NullOr(Schema.String),
+  url: Schema.NullOr(Schema.String),
+  stack_name: Schema.NullOr(Schema.String),
+  stack_slug: Schema.NullOr(Schema.String),
+  component_name: Schema.NullOr(Schema.String),
+  previous_status: Schema.NullOr(Schema.String),
+  current_status: Schema.NullOr(Schema.String),
+  changed_at: Schema.NullOr(Schema.String),
+  escalates: Schema.Boolean
+})
+const decodeDetail = firstOf("alerts", DetailRow)
+
+const DeliveryRow = Schema.Struct({
+  channel_name: Schema.String,
+  channel_type: Schema.String,
+  status: Schema.Literals(["pending", "sending", "delivered", "failed", "cancelled"]),
+  attempts: Schema.Number,
+  last_error: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  delivered_at: Schema.NullOr(Schema.Date),
+  escalation: Schema.Boolean
+})
+const decodeDeliveries = rowsOf("deliveries", DeliveryRow)
+const decodeOrganizationOf = firstOf("alerts", Schema.Struct({ organization_id: Schema.String }))
 
 const alertNotFound = (id: string) => new NotFound({ field: "id", message: `no alert ${id} in this organization` })
 
@@ -119,6 +150,12 @@ const acknowledgeAlert = Effect.fn("Alerts.acknowledgeAlert")(function*(organiza
 export class Alerts extends Context.Service<Alerts, {
   list(principal: Principal, query: PageRequest & { readonly open?: "true" | "false" | undefined }): Effect.Effect<Page<Alert>, Forbidden | InvalidParameter>
   get(principal: Principal, id: string): Effect.Effect<Alert, Forbidden | NotFound>
+  /** The alert page: the alert, what changed, its rule, stack and each channel's delivery. */
+  detail(principal: Principal, id: string): Effect.Effect<AlertDetail, Forbidden | NotFound>
+  /** The organization an alert belongs to (to choose the viewer's membership); NotFound for any other id. */
+  organizationOf(id: string): Effect.Effect<string, NotFound>
+  /** What a signed acknowledgment link would acknowledge (acknowledges nothing). */
+  linkView(id: string, token: string): Effect.Effect<AlertLinkView, NotFound | LinkExpired>
   acknowledge(principal: Principal, id: string): Effect.Effect<Alert, Forbidden | NotFound>
   showLink(id: string, token: string): Effect.Effect<string, NotFound | LinkExpired>
   acknowledgeByLink(id: string, token: string): Effect.Effect<{ id: string; acknowledged_at: string; acknowledged_by: string }, NotFound | LinkExpired>
@@ -154,6 +191,57 @@ export class Alerts extends Context.Service<Alerts, {
         const row = yield* alertRow(principal.organization_id, id)
         if (row === undefined) return yield* alertNotFound(id)
         return toAlert(row)
+      })
+
+      const detail = Effect.fn("Alerts.detail")(function*(principal: Principal, id: string) {
+        const alert = yield* get(principal, id)
+        const row = yield* sql`
+          SELECT o.slug AS organization_slug, r.name AS rule_name, t.message ->> 'text' AS text, t.message ->> 'url' AS url,
+            NULLIF(t.payload -> 'stack' ->> 'name', '') AS stack_name, NULLIF(t.payload -> 'stack' ->> 'slug', '') AS stack_slug,
+            t.payload -> 'component' ->> 'name' AS component_name,
+            t.payload -> 'component' ->> 'previous_status' AS previous_status,
+            t.payload -> 'component' ->> 'current_status' AS current_status,
+            t.payload ->> 'timestamp' AS changed_at,
+            (t.next_escalation_at IS NOT NULL OR t.escalation_step > 0
+              OR COALESCE(jsonb_array_length(r.escalation), 0) > 0) AS escalates
+          FROM alerts t JOIN organizations o ON o.id = t.organization_id
+          LEFT JOIN notification_rules r ON r.id = t.rule_id
+          WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid`.pipe(Effect.orDie, Effect.flatMap(decodeDetail))
+        if (row === undefined) return yield* alertNotFound(id)
+        const deliveries = yield* sql`
+          SELECT c.name AS channel_name, c.type AS channel_type, d.status, d.attempts, d.last_error, d.created_at, d.delivered_at,
+            d.message IS NOT NULL AS escalation
+          FROM deliveries d JOIN channels c ON c.id = d.channel_id
+          WHERE d.alert_id = ${id}::uuid AND d.organization_id = ${principal.organization_id}::uuid
+          ORDER BY d.created_at, c.name`.pipe(Effect.orDie, Effect.flatMap(decodeDeliveries))
+        return {
+          alert,
+          organization_slug: row.organization_slug,
+          rule_name: row.rule_name,
+          text: row.text ?? "",
+          url: row.url ?? "",
+          stack: row.stack_name === null || row.stack_slug === null ? null : { name: row.stack_name, slug: row.stack_slug },
+          change: {
+            name: row.component_name ?? alert.title,
+            previous_status: row.previous_status ?? "",
+            current_status: row.current_status ?? "",
+            at: row.changed_at ?? alert.created_at
+          },
+          escalates: row.escalates,
+          deliveries: deliveries.map((d) => ({
+            ...d,
+            created_at: iso(d.created_at),
+            delivered_at: d.delivered_at === null ? null : iso(d.delivered_at)
+          }))
+        } satisfies AlertDetail
+      })
+
+      const organizationOf = Effect.fn("Alerts.organizationOf")(function*(id: string) {
+        const row = uuidPattern.test(id)
+          ? yield* sql`SELECT organization_id FROM alerts WHERE id = ${id}::uuid`.pipe(Effect.orDie, Effect.flatMap(decodeOrganizationOf))
+          : undefined
+        if (row === undefined) return yield* new NotFound({ field: "id", message: `no alert ${id}` })
+        return row.organization_id
       })
 
       const acknowledge = Effect.fn("Alerts.acknowledge")(function*(principal: Principal, id: string) {
@@ -198,6 +286,18 @@ export class Alerts extends Context.Service<Alerts, {
         return row
       })
 
+      const linkView = Effect.fn("Alerts.linkView")(function*(id: string, token: string) {
+        const row = yield* linkedAlert(id, token, false)
+        return {
+          id,
+          title: row.title ?? "Alert",
+          level: row.level,
+          created_at: iso(row.created_at),
+          acknowledged_at: row.acknowledged_at === null ? null : iso(row.acknowledged_at),
+          acknowledged_by: row.acknowledged_by
+        } satisfies AlertLinkView
+      })
+
       const showLink = Effect.fn("Alerts.showLink")(function*(id: string, token: string) {
         return ackPage(id, token, yield* linkedAlert(id, token, false))
       })
@@ -220,6 +320,9 @@ export class Alerts extends Context.Service<Alerts, {
       return Alerts.of({
         list: (principal, query) => onSql(list(principal, query)),
         get: (principal, id) => onSql(get(principal, id)),
+        detail: (principal, id) => onSql(detail(principal, id)),
+        organizationOf: (id) => onSql(organizationOf(id)),
+        linkView: (id, token) => onSql(linkView(id, token)),
         acknowledge: (principal, id) => onSql(acknowledge(principal, id)),
         showLink: (id, token) => onSql(showLink(id, token)),
         acknowledgeByLink: (id, token) => onSql(acknowledgeByLink(id, token))

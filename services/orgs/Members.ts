@@ -2,7 +2,7 @@ import { Config, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHash, randomBytes } from "node:crypto"
 import { Conflict, type Forbidden, type InvalidParameter, NotFound, type PlanLimitReached } from "../domain/api/Errors.ts"
-import type { Invitation, InvitationCreated, Member } from "../domain/api/Members.ts"
+import { type Invitation, type InvitationCreated, InvitationView, type Member } from "../domain/api/Members.ts"
 import { PlanId, Role } from "../domain/Organization.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { rowsOf } from "../platform/Rows.ts"
@@ -26,6 +26,10 @@ const organizationsSlugPlanIdRows = rowsOf("organizations", Schema.Struct({
 const usersEmailNameRows = rowsOf("users", Schema.Struct({
   email: Schema.String,
   name: Schema.String
+}))
+const invitationViewRows = rowsOf("invitations", Schema.Struct({
+  ...InvitationView.fields,
+  expires_at: Schema.Date
 }))
 const membershipsCreatedAtRows = rowsOf("memberships", Schema.Struct({ created_at: Schema.Date }))
 
@@ -109,6 +113,8 @@ export class Members extends Context.Service<Members, {
    * revoked or already accepted: 409 naming `token`; already a member: 409.
    */
   acceptInvitation(userId: string, token: string, ip?: string | null): Effect.Effect<Joined, NotFound | Conflict | PlanLimitReached>
+  /** The invitation of a link, for its page (anyone holding the token may see it): unknown token 404. */
+  invitationByToken(token: string): Effect.Effect<InvitationView, NotFound>
 }>()("statusgrid/orgs/Members") {
   static readonly layer = Layer.effect(
     Members,
@@ -336,6 +342,19 @@ export class Members extends Context.Service<Members, {
         })).pipe(Effect.catchTag("SqlError", Effect.die))
       })
 
+      const invitationByToken = Effect.fn("Members.invitationByToken")(function*(token: string) {
+        const [row] = yield* sql`
+          SELECT o.name AS organization_name, o.slug AS organization_slug, t.email, t.role, u.name AS invited_by_name,
+            t.expires_at,
+            CASE WHEN t.accepted_at IS NOT NULL THEN 'accepted' WHEN t.revoked_at IS NOT NULL THEN 'revoked'
+              WHEN t.expires_at <= now() THEN 'expired' ELSE 'open' END AS state
+          FROM invitations t JOIN organizations o ON o.id = t.organization_id
+          LEFT JOIN users u ON u.id = t.invited_by
+          WHERE t.token_hash = ${hashInvitationToken(token)}`.pipe(Effect.orDie, Effect.flatMap(invitationViewRows))
+        if (row === undefined) return yield* new NotFound({ field: "token", message: "no invitation has this token" })
+        return { ...row, expires_at: new Date(row.expires_at).toISOString() } satisfies InvitationView
+      })
+
       // The audit log, limits and paging run on this layer's connection (and so inside its transactions).
       const onSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) => Effect.provideService(effect, SqlClient, sql)
       return Members.of({
@@ -345,7 +364,8 @@ export class Members extends Context.Service<Members, {
         listInvitations: (principal, page) => onSql(listInvitations(principal, page)),
         invite: (principal, input) => onSql(invite(principal, input)),
         revokeInvitation: (principal, id) => onSql(revokeInvitation(principal, id)),
-        acceptInvitation: (userId, token, ip) => onSql(acceptInvitation(userId, token, ip ?? null))
+        acceptInvitation: (userId, token, ip) => onSql(acceptInvitation(userId, token, ip ?? null)),
+        invitationByToken: (token) => onSql(invitationByToken(token))
       })
     })
   )

@@ -283,8 +283,9 @@ describe("notification rules engine", () => {
         const [, linked] = yield* sql<{ id: string; message: { text: string } }>`
           SELECT id, message FROM alerts WHERE organization_id = ${t.tenant.id}::uuid ORDER BY created_at`
         const link = /Acknowledge: (\S+)/.exec(linked!.message.text)![1]!
-        assert.isTrue(link.startsWith(`https://status.example.com/api/v1/alerts/${linked!.id}/ack?token=`))
-        const path = link.replace("https://status.example.com/api/v1", "")
+        // The portal's page (/alerts/<id>/ack); the API's /api/v1/alerts/<id>/ack takes the same token.
+        assert.isTrue(link.startsWith(`https://status.example.com/alerts/${linked!.id}/ack?token=`))
+        const path = link.replace("https://status.example.com", "")
         assert.strictEqual((yield* call("GET", `${path.slice(0, -4)}AAAA`, {})).status, 404, "a forged token")
         assert.strictEqual((yield* call("POST", `${path.slice(0, -4)}AAAA`, {})).status, 404, "a forged token")
         // Opening the link (a mail scanner, a chat preview) only shows the alert and a button.
@@ -326,8 +327,8 @@ describe("notification rules engine", () => {
         }))
         yield* arrivals("/template", 1, 0)
         // The attempt is recorded after the receiver answered: wait for the record, not only the arrival.
-        const [delivery] = yield* eventually(5_000, sql<{ message: { title: string; text: string; url: string; shortUrl: string } }>`
-          SELECT COALESCE(d.message, a.message) AS message FROM deliveries d JOIN alerts a ON a.id = d.alert_id
+        const [delivery] = yield* eventually(5_000, sql<{ alert_id: string; message: { title: string; text: string; url: string; shortUrl: string } }>`
+          SELECT a.id AS alert_id, COALESCE(d.message, a.message) AS message FROM deliveries d JOIN alerts a ON a.id = d.alert_id
           WHERE d.organization_id = ${t.tenant.id}::uuid AND d.status = 'delivered'`.pipe(Effect.map((rows) => (rows.length > 0 ? rows : undefined))))
         assert.strictEqual(delivery!.message.title, "🟢 Part 0 back")
         // The short link SMS carries: 8 characters of code, a redirect to the alert's page.
@@ -336,7 +337,7 @@ describe("notification rules engine", () => {
         const base = yield* ApiBase
         const redirect = yield* Effect.promise(() => fetch(`${base}/a/${short![1]}`, { redirect: "manual" }))
         assert.strictEqual(redirect.status, 302)
-        assert.strictEqual(redirect.headers.get("location"), delivery!.message.url)
+        assert.strictEqual(redirect.headers.get("location"), `/alerts/${delivery!.alert_id}`)
         assert.strictEqual((yield* Effect.promise(() => fetch(`${base}/a/AAAAAAAA`, { redirect: "manual" }))).status, 404)
         assert.strictEqual(delivery!.message.text, [
           "status_emoji=🟢", "component_name=Part 0", "status=operational", "stack_name=Checkout", "previous_status=critical",

@@ -1,9 +1,12 @@
 import { SignIn } from "#services/domain/api/Account.ts"
+import { Oidc } from "#services/identity/Oidc.ts"
 import { Sessions } from "#services/identity/Sessions.ts"
 import { Users } from "#services/identity/Users.ts"
 import { Effect } from "effect"
 import { data, Form, Link, redirect } from "react-router"
 import type { Route } from "./+types/signin.ts"
+import { ProviderButtons } from "../components/access/ProviderButtons.tsx"
+import accessCss from "../components/alerts/alerts.css?url"
 import { Field, FormError } from "../components/Forms.tsx"
 import { runEffect } from "../lib/effect.server.ts"
 import { decodeForm, formFields } from "../lib/forms.server.ts"
@@ -11,11 +14,16 @@ import { afterSignIn, optionalUser, safeNext, sessionCookieHeader } from "../lib
 
 export const meta: Route.MetaFunction = () => [{ title: "Sign in · statusgrid" }]
 
+export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: accessCss }]
+
 export async function loader({ request, context }: Route.LoaderArgs) {
   const next = safeNext(new URL(request.url).searchParams.get("next"))
   const viewer = await optionalUser(context, request)
   if (viewer) throw redirect(afterSignIn(viewer.organizations, next))
-  return { next: next ?? null }
+  // Google and Microsoft (OIDC_PROVIDERS), and why the last attempt with one failed before leaving (routes/access/oidc-start.tsx).
+  const providers = await runEffect(context, request, Oidc.use((o) => Effect.succeed(o.providers)))
+  const oidcError = new URL(request.url).searchParams.get("oidc_error")?.slice(0, 300) ?? null
+  return { next: next ?? null, providers, oidcError }
 }
 
 /** E-mail and password; then `next` (the page the person came from), their only organization, or a choice. */
@@ -45,6 +53,8 @@ export default function SignInPage({ loaderData, actionData }: Route.ComponentPr
   return (
     <section className="panel narrow">
       <h1>Sign in</h1>
+      <FormError message={loaderData.oidcError ?? undefined} />
+      <ProviderButtons providers={loaderData.providers} next={next} />
       <Form method="post" noValidate>
         <FormError message={errors["form"]} />
         {next ? <input type="hidden" name="next" value={next} /> : null}

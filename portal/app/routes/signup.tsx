@@ -1,9 +1,12 @@
 import { SignUp } from "#services/domain/api/Account.ts"
+import { Oidc } from "#services/identity/Oidc.ts"
 import { Sessions } from "#services/identity/Sessions.ts"
 import { Users } from "#services/identity/Users.ts"
 import { Effect } from "effect"
 import { data, Form, Link, redirect } from "react-router"
 import type { Route } from "./+types/signup.ts"
+import { ProviderButtons } from "../components/access/ProviderButtons.tsx"
+import accessCss from "../components/alerts/alerts.css?url"
 import { Field, FormError } from "../components/Forms.tsx"
 import { runEffect } from "../lib/effect.server.ts"
 import { decodeForm, fieldError, formFields } from "../lib/forms.server.ts"
@@ -11,9 +14,12 @@ import { optionalUser, safeNext, sessionCookieHeader } from "../lib/session.serv
 
 export const meta: Route.MetaFunction = () => [{ title: "Create an account · statusgrid" }]
 
+export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: accessCss }]
+
 export async function loader({ request, context }: Route.LoaderArgs) {
   if (await optionalUser(context, request)) throw redirect("/orgs")
-  return { next: safeNext(new URL(request.url).searchParams.get("next")) ?? null }
+  const providers = await runEffect(context, request, Oidc.use((o) => Effect.succeed(o.providers)))
+  return { next: safeNext(new URL(request.url).searchParams.get("next")) ?? null, providers }
 }
 
 /** Decodes with the API's SignUp Schema, creates the user and a session, then on to creating an organization. */
@@ -44,6 +50,7 @@ export default function SignUpPage({ loaderData, actionData }: Route.ComponentPr
     <section className="panel narrow">
       <h1>Create your account</h1>
       <p className="muted">The Free plan watches one stack of up to 10 components. No card needed.</p>
+      <ProviderButtons providers={loaderData.providers} next={next} />
       <Form method="post" noValidate>
         <FormError message={errors["form"]} />
         <Field name="name" label="Your name" autoComplete="name" defaultValue={actionData?.values.name} error={errors["name"]} />

@@ -65,6 +65,44 @@ export const ackPurpose = "alert-ack"
 export const AlertAcknowledgment = Schema.Struct({ id: Uuid, acknowledged_at: Timestamp, acknowledged_by: Schema.String })
   .annotate({ identifier: "AlertAcknowledgment" })
 
+/** One channel's delivery of an alert (its first message or an escalation step), for the alert page. */
+export const AlertDelivery = Schema.Struct({
+  channel_name: Schema.String,
+  channel_type: Schema.String,
+  status: Schema.Literals(["pending", "sending", "delivered", "failed", "cancelled"]),
+  attempts: Schema.Int,
+  last_error: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  delivered_at: Schema.NullOr(Timestamp),
+  escalation: Schema.Boolean.annotate({ description: "Sent by an escalation step, not with the alert." })
+}).annotate({ identifier: "AlertDelivery" })
+export type AlertDelivery = typeof AlertDelivery.Type
+
+/** What the alert page shows: the alert, what changed, where it is shown, its rule, and each channel's delivery. */
+export const AlertDetail = Schema.Struct({
+  alert: Alert,
+  organization_slug: Schema.String,
+  rule_name: Schema.NullOr(Schema.String),
+  text: Schema.String,
+  url: Schema.String.annotate({ description: "The dashboard link of the alert's message (its stack, or the dashboard)." }),
+  stack: Schema.NullOr(Schema.Struct({ name: Schema.String, slug: Schema.String })),
+  change: Schema.Struct({ name: Schema.String, previous_status: Schema.String, current_status: Schema.String, at: Schema.String }),
+  escalates: Schema.Boolean.annotate({ description: "The rule escalates this alert: it can be acknowledged." }),
+  deliveries: Schema.Array(AlertDelivery)
+}).annotate({ identifier: "AlertDetail" })
+export type AlertDetail = typeof AlertDetail.Type
+
+/** What a signed acknowledgment link shows before anything is acknowledged. */
+export const AlertLinkView = Schema.Struct({
+  id: Uuid,
+  title: Schema.String,
+  level: AlertLevel,
+  created_at: Timestamp,
+  acknowledged_at: Schema.NullOr(Timestamp),
+  acknowledged_by: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "AlertLinkView" })
+export type AlertLinkView = typeof AlertLinkView.Type
+
 const LinkQuery = { token: Schema.String.annotate({ description: "The signature from the alert's message." }) }
 
 /**

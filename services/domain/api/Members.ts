@@ -51,6 +51,22 @@ export const InvitationCreated = Schema.Struct({
 }).annotate({ identifier: "InvitationCreated" })
 export type InvitationCreated = typeof InvitationCreated.Type
 
+/**
+ * What the invitation link's page shows before anyone signs in: the
+ * organization, the role, the address it was sent to, and whether it can
+ * still be accepted.
+ */
+export const InvitationView = Schema.Struct({
+  organization_name: Schema.String,
+  organization_slug: Schema.String,
+  email: Schema.String,
+  role: Role,
+  invited_by_name: Schema.NullOr(Schema.String),
+  expires_at: Schema.String.annotate({ format: "date-time" }),
+  state: Schema.Literals(["open", "accepted", "revoked", "expired"])
+}).annotate({ identifier: "InvitationView" })
+export type InvitationView = typeof InvitationView.Type
+
 export const InvitationCreate = Schema.Struct({ email: Email, role: Role }).annotate({ identifier: "InvitationCreate" })
 
 const uuid = Schema.String.check(Schema.isUUID(undefined, { message: "must be a UUID" }))

@@ -1,0 +1,56 @@
+import { isSecure, safeNext } from "../../lib/session.server.ts"
+
+/**
+ * What an OpenID Connect sign-in keeps between leaving for the provider and
+ * coming back (services/identity/README.md step 2): provider, state, PKCE
+ * verifier, nonce and the page to return to, in a short-lived HttpOnly cookie
+ * scoped to /signin (there is no session yet). SameSite=Lax: the provider's
+ * redirect back is a top-level GET, which carries it.
+ */
+export interface PendingSignIn {
+  readonly provider: string
+  readonly state: string
+  readonly verifier: string
+  readonly nonce: string
+  readonly next: string | undefined
+}
+
+const cookieName = "sg_oidc"
+const maxAgeS = 600
+
+const attributes = (request: Request) => `Path=/signin; HttpOnly; SameSite=Lax${isSecure(request) ? "; Secure" : ""}`
+
+export const pendingCookie = (request: Request, pending: PendingSignIn) =>
+  `${cookieName}=${Buffer.from(JSON.stringify(pending)).toString("base64url")}; Max-Age=${maxAgeS}; ${attributes(request)}`
+
+export const clearPendingCookie = (request: Request) => `${cookieName}=; Max-Age=0; ${attributes(request)}`
+
+const text = (value: unknown) => (typeof value === "string" ? value : "")
+
+/** The pending sign-in of the request's cookie, if any and well-formed. */
+export const pendingFrom = (request: Request): PendingSignIn | undefined => {
+  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+    const eq = part.indexOf("=")
+    if (eq === -1 || part.slice(0, eq).trim() !== cookieName) continue
+    try {
+      const raw: unknown = JSON.parse(Buffer.from(part.slice(eq + 1).trim(), "base64url").toString("utf8"))
+      if (typeof raw !== "object" || raw === null) return undefined
+      const o = raw as Record<string, unknown>
+      const pending = { provider: text(o["provider"]), state: text(o["state"]), verifier: text(o["verifier"]), nonce: text(o["nonce"]), next: safeNext(text(o["next"])) }
+      return pending.state !== "" && pending.verifier !== "" && pending.nonce !== "" ? pending : undefined
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
+/**
+ * The callback address registered at the provider: this server's own origin
+ * (https when the proxy says so) + `/signin/<provider>/callback`.
+ */
+export const callbackUrl = (request: Request, provider: string) => {
+  const url = new URL(request.url)
+  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host") ?? url.host
+  return `${isSecure(request) ? "https:" : url.protocol}//${host}/signin/${encodeURIComponent(provider)}/callback`
+}
