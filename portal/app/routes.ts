@@ -8,6 +8,9 @@ export default [
   route("signout", "routes/signout.tsx"),
   route("orgs", "routes/orgs.tsx"),
   route("orgs/new", "routes/orgs-new.tsx"),
+  // dashboard: the live dashboard and the stack page
   route("dashboard/:org", "routes/dashboard.tsx"),
+  route("dashboard/:org/stacks/:slug", "routes/dashboard/stack.tsx"),
+  // end dashboard
   route("*", "routes/not-found.tsx")
 ] satisfies RouteConfig

@@ -4,9 +4,11 @@ import * as Fs from "node:fs"
 import { STATUS_CODES } from "node:http"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
+import { StatusHistory } from "../history/StatusHistory.ts"
 import { Sessions } from "../identity/Sessions.ts"
 import { Users } from "../identity/Users.ts"
 import { Organizations } from "../orgs/Organizations.ts"
+import { StackBoard } from "../orgs/StackBoard.ts"
 import { Stacks } from "../orgs/Stacks.ts"
 import type { PortalHandler, PortalRuntime, PortalServices } from "./PortalServices.ts"
 
@@ -95,6 +97,6 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
 
 /** `PortalRoutes` with the services its pages use, over the server's SqlClient. */
 export const PortalRoutesLive = PortalRoutes.pipe(
-  Layer.provide(Layer.mergeAll(Users.layer, Sessions.layer, Stacks.layer)),
+  Layer.provide(Layer.mergeAll(Users.layer, Sessions.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer)),
   Layer.provide(Organizations.layer)
 )

@@ -1,6 +1,8 @@
 import type { Effect, Exit } from "effect"
+import type { StatusHistory } from "../history/StatusHistory.ts"
 import type { Sessions } from "../identity/Sessions.ts"
 import type { Users } from "../identity/Users.ts"
+import type { StackBoard } from "../orgs/StackBoard.ts"
 import type { Stacks } from "../orgs/Stacks.ts"
 
 /**
@@ -8,7 +10,7 @@ import type { Stacks } from "../orgs/Stacks.ts"
  * own instances (services/api/Portal.ts passes its context), never a second
  * runtime. Add a service here and to `PortalRoutes`' layer to use it in a page.
  */
-export type PortalServices = Users | Sessions | Stacks
+export type PortalServices = Users | Sessions | Stacks | StackBoard | StatusHistory
 
 /** What the server hands each portal request (portal/app/context.ts puts it in React Router's context). */
 export interface PortalRuntime {
