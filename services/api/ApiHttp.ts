@@ -9,6 +9,7 @@ import { CategoryId } from "../domain/Source.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
 import { CustomSourcesHttp } from "./CustomSources/http.ts"
 import { AlertsHttp } from "./Alerts/http.ts"
+import { LiveRoutes } from "./LiveStream.ts"
 import { ShortLinkRoutes } from "./ShortLinks.ts"
 import { MaintenanceHttp } from "./Maintenance/http.ts"
 import { MembersHttp } from "./Members/http.ts"
@@ -151,5 +152,6 @@ const groups = Layer.mergeAll(
 export const ApiRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath }).pipe(Layer.provide(groups)),
   UnknownPath,
-  ShortLinkRoutes
+  ShortLinkRoutes,
+  LiveRoutes
 )

@@ -10,6 +10,7 @@ import { runNotifyBench } from "../../bench/notify.ts"
 import { benchStoresLayer, runPollerBench } from "../../bench/poller.ts"
 import { StatusHistory } from "../history/StatusHistory.ts"
 import { ClickHouse } from "../platform/ClickHouse.ts"
+import { portalLiveBenchServer, runPortalLiveBench } from "../../bench/portalLive.ts"
 
 const poller = Command.make(
   "poller",
@@ -216,7 +217,39 @@ const history = Command.make(
   "Load 90 days of checks for a stack's components and print p50/p99 of reading its whole history (24 h and 90 d)"
 ))
 
+const portalLive = Command.make(
+  "portal-live",
+  {
+    streams: count("streams", "Open event streams (clients in a child process)", 1000),
+    deltas: count("deltas", "Changes published one after another, each awaited at every client", 5)
+  },
+  Effect.fn(function*({ streams, deltas }) {
+    // A fresh embedded DATA_DIR (removed afterwards) unless stores are configured; no per-key rate
+    // limit in the way of opening the streams with one key.
+    const env = process.env
+    const dataDir = env["DATA_DIR"] === undefined ? Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-")) : undefined
+    const overrides = ConfigProvider.fromEnvRecord({
+      ...env,
+      ...(dataDir ? { DATA_DIR: dataDir } : {}),
+      API_RATE_LIMIT_PER_MINUTE: env["API_RATE_LIMIT_PER_MINUTE"] ?? "100000000"
+    })
+    const result = yield* runPortalLiveBench({ streams, deltas }).pipe(
+      Effect.provide(portalLiveBenchServer),
+      Effect.provide(benchStoresLayer),
+      Effect.scoped,
+      Effect.provide(ConfigProvider.layer(overrides)),
+      Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
+      Effect.provide(Logger.layer([Logger.withConsoleError(Logger.formatJson)])),
+      Effect.ensuring(Effect.sync(() => dataDir && Fs.rmSync(dataDir, { recursive: true, force: true })))
+    )
+    const { bench, ...figures } = result
+    yield* Console.log(JSON.stringify({ bench, command: `statusgrid bench portal-live --streams ${streams} --deltas ${deltas}`, ...figures }))
+  })
+).pipe(Command.withDescription(
+  "Open N live event streams on one process, publish changes of a source in their stack, print delivery time to every client and memory per stream"
+))
+
 export const bench = Command.make("bench").pipe(
   Command.withDescription("Benchmarks; each prints one JSON line"),
-  Command.withSubcommands([poller, monitors, api, notify, history])
+  Command.withSubcommands([poller, monitors, api, notify, history, portalLive])
 )

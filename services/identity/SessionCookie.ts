@@ -15,7 +15,9 @@ export const sessionTokenFrom = (cookieHeader: string | null | undefined): strin
   for (const part of cookieHeader.split(";")) {
     const eq = part.indexOf("=")
     if (eq === -1 || part.slice(0, eq).trim() !== sessionCookieName) continue
-    const value = part.slice(eq + 1).trim()
+    let value = part.slice(eq + 1).trim()
+    // RFC 6265 allows a quoted cookie value.
+    if (value.length >= 2 && value.startsWith("\"") && value.endsWith("\"")) value = value.slice(1, -1)
     if (tokenPattern.test(value)) return value
   }
   return undefined

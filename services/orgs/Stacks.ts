@@ -15,6 +15,7 @@ import {
   StackVisibility
 } from "../domain/api/Stacks.ts"
 import type { Principal } from "../domain/Principal.ts"
+import { type ItemStatus, type StackHealth, stackHealth } from "../domain/StackHealth.ts"
 import { ComponentStatus, MonitorState, SourceStatus } from "../domain/Status.ts"
 import { slugOf } from "../domain/Text.ts"
 import { rowsOf } from "../platform/Rows.ts"
@@ -63,9 +64,11 @@ const StackRow = Schema.Struct({
 })
 type StackRow = typeof StackRow.Type
 const decodeStacks = rowsOf("stacks", StackRow)
-const decodeStackSummaries = rowsOf("stacks", Schema.Struct({ ...StackRow.fields, items_count: Schema.Number }))
+const SummaryRow = Schema.Struct({ ...StackRow.fields, items_count: Schema.Number })
+const decodeStackSummaries = rowsOf("stacks", SummaryRow)
 
 const ItemRow = Schema.Struct({
+  stack_id: Schema.String,
   id: Schema.String,
   kind: StackItemKind,
   position: Schema.Number,
@@ -85,6 +88,26 @@ type ItemRow = typeof ItemRow.Type
 const decodeItems = rowsOf("stack_items", ItemRow)
 
 const iso = (d: Date) => new Date(d).toISOString()
+
+/** An item row's current status, as the health rule reads it. */
+const itemStatus = (row: ItemRow): ItemStatus =>
+  row.kind === "component"
+    ? { kind: "component", status: row.component_status }
+    : row.kind === "source"
+    ? { kind: "source", status: row.source_status }
+    : { kind: "monitor", status: row.monitor_state }
+
+/** The health banner of each stack (by id) from its item rows; a stack without items is absent (use `emptyHealth`). */
+const healthByStack = (rows: ReadonlyArray<ItemRow>): Map<string, StackHealth> => {
+  const grouped = new Map<string, Array<ItemStatus>>()
+  for (const row of rows) {
+    const list = grouped.get(row.stack_id)
+    if (list === undefined) grouped.set(row.stack_id, [itemStatus(row)])
+    else list.push(itemStatus(row))
+  }
+  return new Map([...grouped].map(([id, statuses]) => [id, stackHealth(statuses)]))
+}
+const emptyHealth = stackHealth([])
 
 const stackFields = (row: StackRow) => ({
   id: row.id,
@@ -177,9 +200,14 @@ export class Stacks extends Context.Service<Stacks, {
           Effect.map((rows) => rows[0])
         )
 
-      const items = (stackId: string, itemId?: string) =>
-        sql`
-          SELECT i.id, i.kind, i.position, i.added_at,
+      /**
+       * The item rows of some stacks with their targets' current status (PostgreSQL's components,
+       * sources and monitors, which the poller and the monitor agents keep current): the one query behind
+       * the items and the health banner of every stack read.
+       */
+      const itemRows = (stackIds: ReadonlyArray<string>, itemId?: string) =>
+        stackIds.length === 0 ? Effect.succeed([]) : sql`
+          SELECT i.stack_id, i.id, i.kind, i.position, i.added_at,
             c.id AS component_id, c.name AS component_name, c.status AS component_status, cs.key AS component_source_key,
             s.key AS source_key, s.name AS source_name, s.status AS source_status,
             m.id AS monitor_id, m.name AS monitor_name, m.state AS monitor_state
@@ -188,10 +216,17 @@ export class Stacks extends Context.Service<Stacks, {
           LEFT JOIN sources cs ON cs.id = c.source_id
           LEFT JOIN sources s ON s.id = i.source_id
           LEFT JOIN monitors m ON m.id = i.monitor_id
-          WHERE i.stack_id = ${stackId}::uuid ${itemId === undefined ? sql`` : sql`AND i.id = ${itemId}::uuid`}
-          ORDER BY i.position, i.added_at, i.id`.pipe(Effect.flatMap(decodeItems), Effect.map((rows) => rows.map(toItem)))
+          WHERE i.stack_id = ANY(${stackIds}::uuid[]) ${itemId === undefined ? sql`` : sql`AND i.id = ${itemId}::uuid`}
+          ORDER BY i.stack_id, i.position, i.added_at, i.id`.pipe(Effect.flatMap(decodeItems))
 
-      const withItems = (row: StackRow) => Effect.map(items(row.id), (list): Stack => ({ ...stackFields(row), items: list }))
+      const items = (stackId: string, itemId?: string) => itemRows([stackId], itemId).pipe(Effect.map((rows) => rows.map(toItem)))
+
+      const withItems = (row: StackRow) =>
+        Effect.map(itemRows([row.id]), (rows): Stack => ({
+          ...stackFields(row),
+          health: healthByStack(rows).get(row.id) ?? emptyHealth,
+          items: rows.map(toItem)
+        }))
 
       const list = Effect.fn("Stacks.list")(function*(principal: Principal, page: PageRequest) {
         yield* requirePermission(principal, "view")
@@ -202,8 +237,16 @@ export class Stacks extends Context.Service<Stacks, {
               SELECT ${sql.literal(columns)}, ${sql.literal(cursorAt)},
                 (SELECT count(*)::int FROM stack_items i WHERE i.stack_id = t.id) AS items_count
               FROM stacks t WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
-              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeStackSummaries)),
-          map: (row): StackSummary => ({ ...stackFields(row), items_count: Number(row.items_count) })
+              ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(
+              Effect.flatMap(decodeStackSummaries),
+              Effect.flatMap((rows) =>
+                Effect.map(itemRows(rows.map((r) => r.id)), (items) => {
+                  const health = healthByStack(items)
+                  return rows.map((row) => ({ ...row, health: health.get(row.id) ?? emptyHealth }))
+                })
+              )
+            ),
+          map: (row): StackSummary => ({ ...stackFields(row), health: row.health, items_count: Number(row.items_count) })
         })
       })
 
@@ -230,7 +273,7 @@ export class Stacks extends Context.Service<Stacks, {
             RETURNING ${sql.literal(columns)}, ${sql.literal(cursorAt)}`.pipe(Effect.flatMap(decodeStacks))
           if (row === undefined) return yield* slugTaken(slug)
           yield* recordAudit(principal, { action: "stack.created", entity_type: "stack", entity_id: row.id, after: audited(row) })
-          return { ...stackFields(row), items: [] } satisfies Stack
+          return { ...stackFields(row), health: emptyHealth, items: [] } satisfies Stack
         })).pipe(Effect.catchTag("SqlError", conflictOnUnique(input.slug)))
       })
 

@@ -132,6 +132,11 @@ describe("stacks API", () => {
           visibility: "private",
           share_token: null,
           share_url: null,
+          health: {
+            status: "operational",
+            label: "All Systems Operational",
+            counts: { operational: 0, degraded: 0, outage: 0, maintenance: 0, unknown: 0 }
+          },
           items: []
         })
         const second = yield* createStack(tenant, { name: "Payments & billing" })
@@ -271,6 +276,44 @@ describe("stacks API", () => {
           const r = yield* call("POST", `/stacks/${stack.id}/items`, { key: tenant.keys.member, body })
           assert.deepStrictEqual([r.status, r.body.code, r.body.field], [404, "not_found", field])
         }
+      }))
+
+    it.effect("health: the banner follows the current statuses of the items, on one stack and in the list", () =>
+      Effect.gen(function*() {
+        const tenant = yield* newTenant("pro")
+        const sql = yield* SqlClient
+        const catalog = yield* catalogSource(3)
+        const monitorId = yield* monitor(tenant.id)
+        const stack = yield* createStack(tenant)
+        const created = yield* call("GET", `/stacks/${stack.id}`, { key: tenant.keys.viewer })
+        assert.deepStrictEqual(created.body.health, {
+          status: "operational",
+          label: "All Systems Operational",
+          counts: { operational: 0, degraded: 0, outage: 0, maintenance: 0, unknown: 0 }
+        })
+        for (const id of catalog.components) yield* addItem(tenant, stack.id, { kind: "component", component_id: id })
+        yield* addItem(tenant, stack.id, { kind: "monitor", monitor_id: monitorId })
+        const health = () =>
+          Effect.gen(function*() {
+            const one = yield* call("GET", `/stacks/${stack.id}`, { key: tenant.keys.viewer })
+            const listed = yield* call("GET", "/stacks", { key: tenant.keys.viewer })
+            assert.deepStrictEqual(listed.body.data[0].health, one.body.health)
+            return one.body.health as { status: string; label: string; counts: Record<string, number> }
+          })
+        assert.strictEqual((yield* health()).status, "operational")
+        yield* sql`UPDATE components SET status = 'maintenance' WHERE id = ${catalog.components[0]!}::uuid`
+        assert.deepStrictEqual([(yield* health()).status, (yield* health()).label], ["maintenance", "Under Maintenance"])
+        yield* sql`UPDATE monitors SET state = 'degraded' WHERE id = ${monitorId}::uuid`
+        assert.strictEqual((yield* health()).status, "degraded")
+        yield* sql`UPDATE components SET status = 'critical' WHERE id = ${catalog.components[1]!}::uuid`
+        assert.deepStrictEqual((yield* health()).counts, { operational: 1, degraded: 1, outage: 1, maintenance: 1, unknown: 0 })
+        assert.strictEqual((yield* health()).status, "partial_outage")
+        yield* sql`UPDATE components SET status = 'critical' WHERE id = ${catalog.components[2]!}::uuid`
+        assert.deepStrictEqual([(yield* health()).status, (yield* health()).label], ["major_outage", "Major Outage"])
+        // A paused monitor is unknown: counted apart, it moves nothing.
+        yield* sql`UPDATE monitors SET state = 'paused' WHERE id = ${monitorId}::uuid`
+        const paused = yield* health()
+        assert.deepStrictEqual([paused.status, paused.counts.unknown, paused.counts.outage], ["major_outage", 1, 2])
       }))
 
     it.effect("tenant isolation: another organization's stacks, items, custom sources and monitors are 404; lists show only one's own", () =>

@@ -8,8 +8,10 @@ import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import type { PlanId, Role } from "../../services/domain/Organization.ts"
 import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
 import { Organizations } from "../../services/orgs/Organizations.ts"
+import type { Bus } from "../../services/platform/Bus.ts"
 import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import { ClickHouse } from "../../services/platform/ClickHouse.ts"
+import { LiveHub } from "../../services/platform/LiveHub.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { Publisher } from "../../services/platform/Publisher.ts"
@@ -43,7 +45,7 @@ export const apiPublisher = Layer.unwrap(
  */
 export const apiClickHouse = Layer.unwrap(Effect.map(tempDir("api-chdb"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid")))
 
-export const apiServer = (config: Record<string, string> = {}) => {
+export const apiServer = (config: Record<string, string> = {}, bus: Layer.Layer<Bus, unknown> = MemoryBus.layer) => {
   const base = apiBaseLayer
   const migrated = Layer.effectDiscard(Migrations.migratePostgres())
   return Layer.mergeAll(
@@ -55,7 +57,9 @@ export const apiServer = (config: Record<string, string> = {}) => {
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(migrated),
     Layer.provideMerge(Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 })))),
-    Layer.provideMerge(apiPublisher.pipe(Layer.provideMerge(MemoryBus.layer))),
+    // The process's one LiveHub, built before the server so that the routes use this instance.
+    Layer.provideMerge(LiveHub.layer),
+    Layer.provideMerge(apiPublisher.pipe(Layer.provideMerge(bus))),
     Layer.provideMerge(apiClickHouse),
     Layer.provide(withConfig({ DATA_DIR: "/tmp/statusgrid-api-test", MONITOR_ALLOW_PRIVATE: "true", ...config }))
   )

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { StackHealth } from "../StackHealth.ts"
 import { ComponentStatus, MonitorState, SourceStatus } from "../Status.ts"
 import { noNul } from "../Text.ts"
 import { OrgAuth } from "./Auth.ts"
@@ -51,7 +52,8 @@ const stackFields = {
   share_token: Schema.NullOr(Schema.String).annotate({ description: "Unguessable token of the public link; null while private." }),
   share_url: Schema.NullOr(Schema.String).annotate({ description: "Path of the public link, `/share/<token>`; null while private." }),
   created_at: Timestamp,
-  updated_at: Timestamp
+  updated_at: Timestamp,
+  health: StackHealth
 }
 
 /** A stack with its items, ordered by position. */
