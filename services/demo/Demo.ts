@@ -65,9 +65,16 @@ export const start = Effect.fn("Demo.start")(function*() {
 /** How many sources a starter stack shows. */
 export const featuredCount = 3
 
-/** The `featuredCount` sources with the fewest components (then the catalog's order): small enough for the Free plan. */
+/** Page formats that carry components (feeds, social posts and health checks do not, or not as a page's tree). */
+export const componentFormats: ReadonlySet<string> = new Set(["statuspage_io", "incident_io", "instatus", "betterstack", "cachet_v2", "cachet_v3"])
+
+/**
+ * The `featuredCount` sources in a format with components and with the fewest of them (then the catalog's order):
+ * small enough for the Free plan.
+ */
 export const featuredOf = (candidates: ReadonlyArray<SyntheticSpec>): Array<string> =>
   candidates
+    .filter((spec) => componentFormats.has(spec.provider))
     .map((spec, i) => ({ spec, i }))
     .toSorted((a, b) => a.spec.components + a.spec.groups - (b.spec.components + b.spec.groups) || a.i - b.i)
     .slice(0, featuredCount)

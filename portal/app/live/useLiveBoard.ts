@@ -15,6 +15,12 @@ export interface LiveBoard {
 
 /** Longest wait before opening a stream again after it was refused or closed (the browser's own retry covers drops). */
 const maxBackoffMs = 30_000
+/**
+ * A delta carries statuses, not incidents: this long after a delta (at most
+ * once per this time however many arrive) the loader is read again for what
+ * came with it (incidents opened or resolved), while statuses changed at once.
+ */
+const settleMs = 5_000
 
 /**
  * The loader's board kept live: ONE EventSource per page on
@@ -22,7 +28,8 @@ const maxBackoffMs = 30_000
  * session cookie. `delta` events are applied to the board (statuses, banner
  * by the domain rule); `resync`, and every reconnection after a drop,
  * revalidate the loader (deltas are at most once, so state is reloaded, not
- * replayed). New loader data replaces the board.
+ * replayed). New loader data replaces the board. A few seconds after deltas
+ * the loader is read again for the incidents that came with them.
  */
 export function useLiveBoard(loaded: Board, org: string, stack?: string): LiveBoard {
   const [board, setBoard] = useState(loaded)
@@ -44,6 +51,7 @@ export function useLiveBoard(loaded: Board, org: string, stack?: string): LiveBo
     let timer: ReturnType<typeof setTimeout> | undefined
     let backoff = 1_000
     let stopped = false
+    let settle: ReturnType<typeof setTimeout> | undefined
 
     const open = () => {
       source = new EventSource(url)
@@ -60,6 +68,10 @@ export function useLiveBoard(loaded: Board, org: string, stack?: string): LiveBo
         if (delta === undefined) return
         setBoard((current) => applyDelta(current, delta))
         setUpdatedAt(Date.now())
+        settle ??= setTimeout(() => {
+          settle = undefined
+          void revalidate.current()
+        }, settleMs)
       })
       source.addEventListener("resync", () => void revalidate.current())
       source.addEventListener("error", () => {
@@ -77,6 +89,7 @@ export function useLiveBoard(loaded: Board, org: string, stack?: string): LiveBo
     return () => {
       stopped = true
       if (timer !== undefined) clearTimeout(timer)
+      if (settle !== undefined) clearTimeout(settle)
       source?.close()
     }
   }, [org, stack])
