@@ -61,7 +61,7 @@ afterAll(async () => {
   await services?.dispose()
   await database.dispose()
   Fs.rmSync(dataDir, { recursive: true, force: true })
-})
+}, 180_000)
 
 const run = <A, E>(effect: Effect.Effect<A, E, Users | Stacks | Organizations | SqlClient>) => services.runPromise(effect)
 
@@ -196,6 +196,15 @@ describe("dashboard and stack page in Chromium", () => {
       body: JSON.stringify({ title: "Elevated API error rates", impact: "major", components: [aComponents[0]!.external_id], component_status: "degraded" })
     })
     assert.strictEqual(incident.status, 201, await incident.text())
+    // Incidents travel with the page's data, not the stream: wait until the poller stored it, then open the page.
+    await run(Effect.gen(function*() {
+      const sql = yield* SqlClient
+      for (;;) {
+        const rows = yield* sql`SELECT 1 FROM incidents WHERE title = 'Elevated API error rates' AND resolved_at IS NULL`
+        if (rows.length > 0) return
+        yield* Effect.sleep("500 millis")
+      }
+    }).pipe(Effect.orDie))
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
     const page = await context.newPage()
@@ -208,8 +217,7 @@ describe("dashboard and stack page in Chromium", () => {
       await page.getByRole("heading", { level: 2, name }).waitFor()
     }
     assert.strictEqual(await page.title(), "Harbor Logistics · statusgrid")
-    // The incident arrives with the next poll; the page reads its loader again a few seconds after the delta.
-    await page.getByText("Elevated API error rates").waitFor({ timeout: 150_000 })
+    await page.getByText("Elevated API error rates").waitFor()
     await expectAccessible(page)
     await screenshot(page, "dashboard-stacks")
     await page.setViewportSize({ width: 360, height: 800 })
