@@ -8,7 +8,10 @@ export default [
   route("signout", "routes/signout.tsx"),
   route("orgs", "routes/orgs.tsx"),
   route("orgs/new", "routes/orgs-new.tsx"),
+  // dashboard: the live dashboard and the stack page
   route("dashboard/:org", "routes/dashboard.tsx"),
+  route("dashboard/:org/stacks/:slug", "routes/dashboard/stack.tsx"),
+  // end dashboard
   // tv + share: TV mode (a TV link's token, or an organization for its members) and public share pages
   route("tv/:ref", "routes/tv/screen.tsx"),
   route("tv/:ref/state", "routes/tv/state.ts"),

@@ -12,6 +12,7 @@ import { Alerts } from "../orgs/Alerts.ts"
 import { LiveTargets } from "../orgs/LiveTargets.ts"
 import { Members } from "../orgs/Members.ts"
 import { Organizations } from "../orgs/Organizations.ts"
+import { StackBoard } from "../orgs/StackBoard.ts"
 import { Stacks } from "../orgs/Stacks.ts"
 import { TvLinks } from "../orgs/TvLinks.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
@@ -103,7 +104,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
 
 /** `PortalRoutes` with the services its pages use, over the server's SqlClient. */
 export const PortalRoutesLive = PortalRoutes.pipe(
-  Layer.provide(Layer.mergeAll(Users.layer, Sessions.layer, Sources.layer, Stacks.layer, StatusHistory.layer)),
+  Layer.provide(Layer.mergeAll(Users.layer, Sessions.layer, Sources.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer)),
   Layer.provide(Layer.mergeAll(Alerts.layer, Members.layer, Oidc.layer)),
   Layer.provide(TvLinks.layer.pipe(Layer.provideMerge(Stacks.layer), Layer.provide(LiveTargets.layer))),
   Layer.provide(Layer.mergeAll(Organizations.layer, SecretBox.layer))

@@ -11,6 +11,7 @@ import { serve } from "./serve.ts"
 import { simulate } from "./simulate.ts"
 import * as Catalog from "../catalog/Catalog.ts"
 import * as Demo from "../demo/Demo.ts"
+import * as StarterStack from "../demo/StarterStack.ts"
 import * as Logging from "../platform/Logging.ts"
 import * as Migrations from "../platform/Migrations.ts"
 import * as Stores from "../platform/Stores.ts"
@@ -28,8 +29,9 @@ const start = Command.make(
     yield* Migrations.migrateAll()
     const added = yield* Catalog.seedIfEmpty()
     if (added > 0) yield* Effect.logInfo("loaded the default catalog").pipe(Effect.annotateLogs({ sources: added }))
+    let featured: ReadonlyArray<string> | undefined
     if (demo) {
-      yield* Demo.start()
+      featured = (yield* Demo.start()).featured
     } else {
       // Synthetic sources belong to the demo: kept, but neither served nor polled (services/demo/README.md).
       const disabled = yield* Catalog.disableSynthetic()
@@ -39,7 +41,9 @@ const start = Command.make(
         )
       }
     }
-    return yield* serve(Cluster.single)
+    // Demo mode gives each new organization a starter stack (services/demo/StarterStack.ts).
+    const running = serve(Cluster.single)
+    return yield* (featured === undefined ? running : running.pipe(Effect.provide(StarterStack.layer(featured))))
   }, Effect.scoped, Effect.provide(Stores.layer))
 ).pipe(Command.withDescription(
   "Run everything in one process: stores (embedded unless DATABASE_URL, REDIS_URL, CLICKHOUSE_URL are set), " +

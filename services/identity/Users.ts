@@ -6,6 +6,7 @@ import { emailPattern, maxEmailLength } from "../domain/api/Members.ts"
 import { PlanId, Role } from "../domain/Organization.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { recordAudit } from "../orgs/Audit.ts"
+import { OrganizationCreated } from "../orgs/OrganizationCreated.ts"
 import { Organizations } from "../orgs/Organizations.ts"
 import { rowsOf } from "../platform/Rows.ts"
 import * as Passwords from "./Passwords.ts"
@@ -123,6 +124,8 @@ export class Users extends Context.Service<Users, {
     Effect.gen(function*() {
       const sql = yield* SqlClient
       const organizations = yield* Organizations
+      // Nothing by default; demo mode gives a new organization its starter stack (orgs/OrganizationCreated.ts).
+      const onCreated = yield* OrganizationCreated
       // Compared against when the address is unknown, so that both failures take one scrypt.
       const decoy = yield* Effect.cached(Passwords.hash("decoy password for unknown users"))
 
@@ -197,7 +200,7 @@ export class Users extends Context.Service<Users, {
       ) {
         const name = yield* validName(input.name, "name")
         const user = yield* get(userId)
-        return yield* sql.withTransaction(Effect.gen(function*() {
+        const created = yield* sql.withTransaction(Effect.gen(function*() {
           const { id } = yield* organizations.create({ name, slug: input.slug, plan: "free" })
           yield* sql`INSERT INTO memberships (organization_id, user_id, role) VALUES (${id}::uuid, ${userId}::uuid, 'admin')`
           const principal: Principal = {
@@ -215,8 +218,12 @@ export class Users extends Context.Service<Users, {
             after: { id, slug: input.slug, name, plan: "free", admin: { user_id: userId, email: user.email } }
           })
           const [created] = yield* membershipsOf(userId, id)
-          return created!
+          return { membership: created!, principal }
         })).pipe(Effect.provideService(SqlClient, sql), Effect.catchTag("SqlError", Effect.die))
+        yield* onCreated.created(created.principal).pipe(
+          Effect.catchCause((cause) => Effect.logWarning("after creating an organization: the listener failed", cause))
+        )
+        return created.membership
       })
 
       const principalFor = Effect.fn("Users.principalFor")(function*(userId: string, organizationId: string, ip: string | null) {

@@ -91,6 +91,7 @@ describe("alerts in Chromium", () => {
     // Alert messages: the dashboard link (an organization-wide rule's alert), the short link (SMS), the signed ack link.
     assert.strictEqual(orgWide.url, `${server.url}/dashboard/acme`)
     assertRealPage(await open(orgWide.url, cookie), "dashboard link")
+    assertRealPage(await open(escalating.url, cookie), "stack link")
     const short = await open(escalating.shortUrl, cookie)
     assertRealPage(short, "short link")
     assert.strictEqual(new URL(short.url).pathname, `/alerts/${escalating.id}`)
@@ -131,9 +132,6 @@ describe("alerts in Chromium", () => {
     assert.includeMembers(ways, ["/", "/signin"])
     for (const href of ways) assertRealPage(await open(`${server.url}${href}`), `419 page link ${href}`)
   })
-
-  // Not walked on this branch: an alert's stack link (`escalating.url`, /dashboard/<org>/stacks/<slug>); the stack
-  // page comes from the dashboard branch. Once merged, add `assertRealPage(await open(escalating.url, cookie), "stack link")`.
 
   it("short link → sign in → the same alert, its channels delivered → Acknowledge → acknowledged", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })

@@ -1,0 +1,47 @@
+import type { HistorySubject, HistoryWindow } from "#services/domain/History.ts"
+import { StatusHistory } from "#services/history/StatusHistory.ts"
+import { Users } from "#services/identity/Users.ts"
+import type { Board } from "#services/orgs/StackBoard.ts"
+import { DateTime, Effect } from "effect"
+import { data } from "react-router"
+import type { PortalContext } from "../../lib/effect.server.ts"
+import { runEffect } from "../../lib/effect.server.ts"
+import type { Viewer } from "../../lib/session.server.ts"
+import type { Strip } from "../../components/dashboard/HistoryStrip.tsx"
+
+/** The viewer's organization named in the path, or the 404 page. */
+export const organizationOf = (viewer: Viewer, slug: string | undefined) => {
+  const organization = viewer.organizations.find((o) => o.slug === slug)
+  if (organization === undefined) throw data({ message: `no organization ${slug ?? ""}` }, { status: 404 })
+  return organization
+}
+
+/** The viewer as a member of the organization, as the API's session principal. */
+export const principalOf = (viewer: Viewer, organizationId: string) => Users.use((u) => u.principalFor(viewer.user.id, organizationId))
+
+
+/** The key of a subject's strip: `source:<key>:<component external id>` or `monitor:<id>`. */
+export const stripKey = (s: HistorySubject) => (s.kind === "monitor" ? `monitor:${s.id}` : `source:${s.id}:${s.component}`)
+
+/** What a stack page draws strips for: every component it shows (by source key and provider id) and its monitors. */
+export const subjectsOf = (board: Board): Array<HistorySubject> =>
+  board.stacks.flatMap((stack) => [
+    ...stack.sources.flatMap((source) => source.components.map((c) => ({ kind: "source" as const, id: source.key, component: c.external_id }))),
+    ...stack.monitors.map((m) => ({ kind: "monitor" as const, id: m.id, component: "" }))
+  ])
+
+/**
+ * The strips of `subjects` from StatusHistory (one ClickHouse read), by `stripKey`;
+ * `unavailable` when ClickHouse did not answer, so the page shows the rest without them.
+ */
+export const historyOf = (context: PortalContext, request: Request, subjects: ReadonlyArray<HistorySubject>, window: HistoryWindow) =>
+  runEffect(context, request, StatusHistory.use((h) => h.forSubjects(subjects, window)).pipe(
+    Effect.map((strips) => ({
+      unavailable: false as const,
+      strips: Object.fromEntries(strips.map((strip, i): [string, Strip] => [stripKey(subjects[i]!), {
+        cells: strip.cells.map((c) => [DateTime.formatIso(c.start), c.status] as const),
+        uptime: strip.uptime.percent
+      }]))
+    })),
+    Effect.catchTag("HistoryUnavailable", () => Effect.succeed({ unavailable: true as const, strips: {} as Record<string, Strip> }))
+  ))

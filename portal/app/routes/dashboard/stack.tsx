@@ -1,0 +1,170 @@
+import type { HistoryWindow } from "#services/domain/History.ts"
+import { StackBoard } from "#services/orgs/StackBoard.ts"
+import { Effect } from "effect"
+import { Suspense } from "react"
+import { Await, Link } from "react-router"
+import type { Route } from "./+types/stack.ts"
+import { HealthBanner, StatusBadge } from "../../components/StatusBadge.tsx"
+import { RelativeTime } from "../../components/RelativeTime.tsx"
+import {
+  fromComponentStatus,
+  fromMonitorState,
+  fromSourceStatus,
+  HealthCounts,
+  IncidentList,
+  LiveIndicator,
+  MaintenanceList,
+  NoScriptRefresh
+} from "../../components/dashboard/Board.tsx"
+import stylesheet from "../../components/dashboard/dashboard.css?url"
+import { HistoryStrip, type Strip, StripSkeleton } from "../../components/dashboard/HistoryStrip.tsx"
+import { useLiveBoard } from "../../live/useLiveBoard.ts"
+import { runEffect } from "../../lib/effect.server.ts"
+import { requireUser } from "../../lib/session.server.ts"
+import { historyOf, organizationOf, principalOf, subjectsOf } from "./board.server.ts"
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [
+  { title: `${loaderData?.board.stacks[0]?.name ?? "Stack"} · ${loaderData?.organization.name ?? ""} · statusgrid` }
+]
+
+export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }]
+
+/**
+ * One stack (alert links land here): its components by source with status and
+ * last check, monitors, open incidents and maintenances, at once; the history
+ * strips (24 h or `?window=90d`) stream in after, so a slow ClickHouse read
+ * never holds the page.
+ */
+export async function loader({ request, context, params }: Route.LoaderArgs) {
+  const viewer = await requireUser(context, request)
+  const organization = organizationOf(viewer, params.org)
+  const board = await runEffect(context, request, Effect.gen(function*() {
+    const principal = yield* principalOf(viewer, organization.id)
+    return yield* StackBoard.use((b) => b.stack(principal, params.slug))
+  }))
+  const window: HistoryWindow = new URL(request.url).searchParams.get("window") === "90d" ? "90d" : "24h"
+  return {
+    organization: { slug: organization.slug, name: organization.name },
+    board,
+    window,
+    history: historyOf(context, request, subjectsOf(board), window)
+  }
+}
+
+export default function StackPage({ loaderData }: Route.ComponentProps) {
+  const { organization, window } = loaderData
+  const slug = loaderData.board.stacks[0]!.slug
+  const { board, state, updatedAt } = useLiveBoard(loaderData.board, organization.slug, slug)
+  const stack = board.stacks[0]!
+  const base = `/dashboard/${organization.slug}/stacks/${stack.slug}`
+  return (
+    <section className="board stack-page">
+      <NoScriptRefresh />
+      <nav aria-label="Breadcrumb" className="breadcrumb">
+        <Link to={`/dashboard/${organization.slug}`}>{organization.name}</Link> <span aria-hidden="true">›</span> <span>{stack.name}</span>
+      </nav>
+      <div className="board-head">
+        <div>
+          <h1>{stack.name}</h1>
+          {stack.description === "" ? null : <p className="muted">{stack.description}</p>}
+        </div>
+        <LiveIndicator state={state} updatedAt={updatedAt} />
+      </div>
+      <HealthBanner banner={stack.health.status} />
+      <HealthCounts stack={stack} />
+      <div className="board-layout">
+        <div className="stack-main">
+          <div className="window-toggle" role="group" aria-label="History window">
+            <span className="muted">History:</span>
+            <Link to={base} aria-current={window === "24h" ? "true" : undefined} preventScrollReset>24 hours</Link>
+            <Link to={`${base}?window=90d`} aria-current={window === "90d" ? "true" : undefined} preventScrollReset>90 days</Link>
+          </div>
+          {stack.sources.length === 0 && stack.monitors.length === 0
+            ? (
+              <div className="panel empty">
+                <h2>This stack is empty</h2>
+                <p>Add components of the catalog's sources, whole sources or your own website monitors to see them here.</p>
+              </div>
+            )
+            : null}
+          {stack.sources.map((source) => {
+            const headingId = `source-${source.key}`
+            return (
+              <section key={source.key} className="panel source-group" aria-labelledby={headingId} data-source={source.key}>
+                <div className="source-head">
+                  <h2 id={headingId}>{source.name}</h2>
+                  <StatusBadge status={fromSourceStatus(source.status)} />
+                </div>
+                <p className="muted source-meta">
+                  {source.last_checked_at === null ? "not checked yet" : <>checked <RelativeTime date={source.last_checked_at} /></>}
+                  {source.status_page_url === null ? null : <> · <a href={source.status_page_url} rel="noreferrer noopener" target="_blank">official status page</a></>}
+                  {source.whole ? " · whole source" : null}
+                </p>
+                <ul className="component-rows" aria-label={`Components of ${source.name}`}>
+                  {source.components.map((c) => (
+                    <li key={c.id} className="component-row" data-component={c.external_id}>
+                      <span className="row-name">
+                        {c.name}
+                        <span className="muted row-detail">
+                          {c.last_changed_at === null ? "no change recorded" : <>changed <RelativeTime date={c.last_changed_at} /></>}
+                        </span>
+                      </span>
+                      <StatusBadge status={fromComponentStatus(c.status)} />
+                      <StripSlot history={loaderData.history} stripKey={`source:${source.key}:${c.external_id}`} window={window} name={c.name} />
+                    </li>
+                  ))}
+                </ul>
+              </section>
+            )
+          })}
+          {stack.monitors.length === 0 ? null : (
+            <section className="panel source-group" aria-labelledby="monitors-heading">
+              <div className="source-head"><h2 id="monitors-heading">Your monitors</h2></div>
+              <ul className="component-rows" aria-label="Monitors">
+                {stack.monitors.map((m) => (
+                  <li key={m.id} className="component-row" data-monitor={m.id}>
+                    <span className="row-name">
+                      {m.name}
+                      <span className="muted row-detail">
+                        {m.last_checked_at === null ? "not checked yet" : <>checked <RelativeTime date={m.last_checked_at} /></>}
+                      </span>
+                    </span>
+                    <StatusBadge status={fromMonitorState(m.state)} />
+                    <StripSlot history={loaderData.history} stripKey={`monitor:${m.id}`} window={window} name={m.name} />
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
+        </div>
+        <aside className="board-side">
+          <section className="panel side-panel" aria-labelledby="incidents-heading">
+            <h2 id="incidents-heading">Open incidents</h2>
+            <IncidentList incidents={board.incidents} headingId="incidents-heading" />
+          </section>
+          <section className="panel side-panel" aria-labelledby="maintenance-heading">
+            <h2 id="maintenance-heading">Maintenance</h2>
+            <MaintenanceList maintenances={board.maintenances} headingId="maintenance-heading" />
+          </section>
+        </aside>
+      </div>
+    </section>
+  )
+}
+
+type History = Awaited<Route.ComponentProps["loaderData"]["history"]>
+
+/** One subject's strip once the history read arrives; a skeleton until then, a quiet note if ClickHouse did not answer. */
+function StripSlot(props: { readonly history: Promise<History>; readonly stripKey: string; readonly window: HistoryWindow; readonly name: string }) {
+  return (
+    <Suspense fallback={<StripSkeleton />}>
+      <Await resolve={props.history} errorElement={<span className="strip muted">history unavailable</span>}>
+        {(history: History) => {
+          if (history.unavailable) return <span className="strip muted">history unavailable</span>
+          const strip: Strip | undefined = history.strips[props.stripKey]
+          return strip === undefined ? <span className="strip muted">no history</span> : <HistoryStrip strip={strip} window={props.window} name={props.name} />
+        }}
+      </Await>
+    </Suspense>
+  )
+}

@@ -1,0 +1,67 @@
+import { assert, describe, it } from "vitest"
+import { boardHealth } from "../../services/domain/BoardItem.ts"
+import type { Board, BoardStack } from "../../services/orgs/StackBoard.ts"
+import { applyDelta, parseDelta } from "../../portal/app/live/board.ts"
+
+/** The pure part of the portal's live module: deltas applied to a board, banners by the domain rule. */
+const stack = (slug: string, items: BoardStack["items"]): BoardStack => ({
+  id: slug,
+  slug,
+  name: slug,
+  description: "",
+  health: boardHealth(items),
+  items,
+  sources: [{
+    key: "acme",
+    name: "Acme",
+    status: "operational",
+    status_page_url: null,
+    last_checked_at: null,
+    last_changed_at: null,
+    whole: false,
+    components: [
+      { id: "c1", external_id: "api", name: "API", status: "operational", last_changed_at: null },
+      { id: "c2", external_id: "web", name: "Web", status: "operational", last_changed_at: null }
+    ]
+  }],
+  monitors: [{ id: "m1", name: "Site", url: "https://example.com", state: "up", last_checked_at: null, last_changed_at: null }]
+})
+
+const board: Board = {
+  stacks: [
+    stack("shop", [
+      { kind: "component", source_key: "acme", external_id: "api", status: "operational" },
+      { kind: "component", source_key: "acme", external_id: "web", status: "operational" },
+      { kind: "monitor", id: "m1", status: "up" }
+    ]),
+    { ...stack("other", [{ kind: "source", key: "elsewhere", status: "operational" }]), sources: [], monitors: [] }
+  ],
+  incidents: [],
+  maintenances: []
+}
+
+describe("live board", () => {
+  it("applies a source delta to the components it names and recomputes the banner by the domain rule", () => {
+    const delta = parseDelta(JSON.stringify({ kind: "source", key: "acme", status: "degraded", previous_status: "operational", components: [{ id: "api", status: "critical" }], at: "2026-11-23T10:00:00.000Z" }))!
+    const next = applyDelta(board, delta)
+    const shop = next.stacks[0]!
+    assert.deepStrictEqual(shop.items.map((i) => i.status), ["critical", "operational", "up"])
+    assert.strictEqual(shop.health.status, "partial_outage")
+    assert.deepStrictEqual(shop.health.counts, { operational: 2, degraded: 0, outage: 1, maintenance: 0, unknown: 0 })
+    assert.strictEqual(shop.sources[0]!.status, "degraded")
+    assert.strictEqual(shop.sources[0]!.components[0]!.status, "critical")
+    assert.strictEqual(shop.sources[0]!.components[0]!.last_changed_at, "2026-11-23T10:00:00.000Z")
+    // A stack that does not show the source is the same object (no re-render).
+    assert.strictEqual(next.stacks[1], board.stacks[1])
+  })
+
+  it("applies a monitor delta; a delta naming nothing on the page, or an unknown status, leaves the board as it was", () => {
+    const down = applyDelta(board, parseDelta(JSON.stringify({ kind: "monitor", id: "m1", status: "down", previous_status: "up", at: "2026-11-23T10:00:00.000Z" }))!)
+    assert.strictEqual(down.stacks[0]!.monitors[0]!.state, "down")
+    assert.strictEqual(down.stacks[0]!.health.status, "partial_outage")
+    assert.strictEqual(applyDelta(board, parseDelta(JSON.stringify({ kind: "monitor", id: "m9", status: "down", at: "x" }))!), board)
+    assert.strictEqual(applyDelta(board, parseDelta(JSON.stringify({ kind: "source", key: "acme", status: "weird", components: [{ id: "api", status: "exploded" }], at: "x" }))!), board)
+    assert.isUndefined(parseDelta("not json"))
+    assert.isUndefined(parseDelta(JSON.stringify({ kind: "source" })))
+  })
+})
