@@ -291,7 +291,7 @@ describe("catalog in Chromium", () => {
     await page.goto(`${server.url}/dashboard/${org.slug}`)
     await page.getByRole("link", { name: "Checkout" }).waitFor()
     const card = page.locator('.stack-card[data-stack="checkout"] .status-row .row-name')
-    assert.deepStrictEqual((await card.allInnerTexts()).map((t) => t.split("\n")[0]!.trim()).sort(), ["Containers", "Virtual machines"])
+    assert.deepStrictEqual((await card.allInnerTexts()).map((t) => t.split("\n")[0]!.trim()).toSorted(), ["Containers", "Virtual machines"])
     await page.close()
 
     const viewer = await browser.newPage({ viewport: { width: 1280, height: 900 } })
