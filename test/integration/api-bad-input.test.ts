@@ -132,7 +132,8 @@ describe("bad input is never a 500: every write endpoint of the OpenAPI document
           "post /api/v1/channels": { path: "/channels", body: bodies.channel },
           "patch /api/v1/channels/{id}": { path: `/channels/${ids.channel}`, body: () => ({ name: "Renamed channel" }) },
           "post /api/v1/rules": { path: "/rules", body: () => bodies.rule(other.channel) },
-          "patch /api/v1/rules/{id}": { path: `/rules/${ids.rule}`, body: () => ({ name: "Renamed rule" }) }
+          "patch /api/v1/rules/{id}": { path: `/rules/${ids.rule}`, body: () => ({ name: "Renamed rule" }) },
+          "post /api/v1/tv-links": { path: "/tv-links", body: () => ({ name: "Office wall", stack_ids: [ids.stack], rotation_s: 30 }) }
         }
 
         const doc = (yield* call("GET", "/openapi.json")).body as Document
