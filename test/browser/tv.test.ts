@@ -114,6 +114,7 @@ describe("TV mode in Chromium", () => {
   // does not show a status changed while the server was down (the banner stays operational after the
   // reconnect's state read). Known bug, first item of the next session (#14 closing note); the test stays
   // as the specification of the behaviour.
+  // oxlint-disable-next-line vitest/no-disabled-tests
   it.skip("survives a network drop: 'Reconnecting…' with the last update time, then live again with what changed meanwhile", async () => {
     const gateway = await manualSource(world, "Payment gateway")
     const stack = await stackOf(world, "Payments", [gateway.key])
