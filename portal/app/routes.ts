@@ -28,5 +28,17 @@ export default [
   route("signin/:provider", "routes/access/oidc-start.tsx"),
   route("signin/:provider/callback", "routes/access/oidc-callback.tsx"),
   // end alerts + access
+  // settings: managing an organization (Portal II); each section's routes between its markers
+  route("settings/:org", "routes/settings/layout.tsx", [
+    index("routes/settings/index.tsx"),
+    route("plan", "routes/settings/plan.tsx")
+    // stacks
+    // end stacks
+    // monitors + custom sources
+    // end monitors + custom sources
+    // team + api keys + audit + profile
+    // end team + api keys + audit + profile
+  ]),
+  // end settings
   route("*", "routes/not-found.tsx")
 ] satisfies RouteConfig

@@ -18,6 +18,7 @@ export function Header({ viewer }: { readonly viewer: Viewer | null | undefined 
       <nav className="site-nav" aria-label="Main">
         {viewer ? <NavLink to={current ? `/dashboard/${current.slug}` : "/orgs"} end>Dashboard</NavLink> : null}
         <NavLink to="/catalog">Catalog</NavLink>
+        {current ? <NavLink to={`/settings/${current.slug}`}>Settings</NavLink> : null}
       </nav>
       <nav className="account" aria-label="Account">
         {viewer

@@ -1,24 +1,12 @@
 import type { HistorySubject, HistoryWindow } from "#services/domain/History.ts"
 import { StatusHistory } from "#services/history/StatusHistory.ts"
-import { Users } from "#services/identity/Users.ts"
 import type { Board } from "#services/orgs/StackBoard.ts"
 import { DateTime, Effect } from "effect"
-import { data } from "react-router"
 import type { PortalContext } from "../../lib/effect.server.ts"
 import { runEffect } from "../../lib/effect.server.ts"
-import type { Viewer } from "../../lib/session.server.ts"
 import type { Strip } from "../../components/dashboard/HistoryStrip.tsx"
 
-/** The viewer's organization named in the path, or the 404 page. */
-export const organizationOf = (viewer: Viewer, slug: string | undefined) => {
-  const organization = viewer.organizations.find((o) => o.slug === slug)
-  if (organization === undefined) throw data({ message: `no organization ${slug ?? ""}` }, { status: 404 })
-  return organization
-}
-
-/** The viewer as a member of the organization, as the API's session principal. */
-export const principalOf = (viewer: Viewer, organizationId: string) => Users.use((u) => u.principalFor(viewer.user.id, organizationId))
-
+export { organizationOf, principalOf } from "../../lib/member.server.ts"
 
 /** The key of a subject's strip: `source:<key>:<component external id>` or `monitor:<id>`. */
 export const stripKey = (s: HistorySubject) => (s.kind === "monitor" ? `monitor:${s.id}` : `source:${s.id}:${s.component}`)
