@@ -96,7 +96,7 @@ const signIn = async (page: Page, email: string, next: string) => {
   await page.getByRole("button", { name: "Sign in" }).click()
   await page.waitForURL(`**${next}`)
   // The URL changes as the client navigation starts; the page is the next one once its title is.
-  await page.waitForFunction(() => !document.title.startsWith("Sign in"))
+  await page.waitForFunction('!document.title.startsWith("Sign in")')
 }
 
 const query = <A>(text: string, params: ReadonlyArray<unknown> = []) =>
@@ -163,10 +163,10 @@ describe("stacks settings in Chromium", () => {
     // Reorder with the up/down buttons (plain POSTs).
     await page.getByRole("button", { name: "Move EU buckets up" }).click()
     await page.getByRole("button", { name: "Move EU buckets down" }).waitFor()
-    await page.waitForFunction(() => document.querySelectorAll(".item-row .item-name strong")[1]?.textContent === "EU buckets")
+    await page.waitForFunction(`document.querySelectorAll(".item-row .item-name strong")[1]?.textContent === "EU buckets"`)
     assert.deepStrictEqual(await itemNames(page), ["Acme Cloud", "EU buckets", "Queues"])
     await page.getByRole("button", { name: "Move Acme Cloud down" }).click()
-    await page.waitForFunction(() => document.querySelectorAll(".item-row .item-name strong")[0]?.textContent === "EU buckets")
+    await page.waitForFunction(`document.querySelectorAll(".item-row .item-name strong")[0]?.textContent === "EU buckets"`)
     await page.reload()
     assert.deepStrictEqual(await itemNames(page), ["EU buckets", "Acme Cloud", "Queues"])
     assert.isTrue(await page.getByRole("button", { name: "Move EU buckets up" }).isDisabled())
@@ -272,6 +272,12 @@ describe("stacks settings in Chromium", () => {
 
     await page.goto(`${server.url}/settings/engines/stacks`)
     assert.strictEqual(await page.getByRole("button", { name: "Create stack" }).count(), 0)
+    await expectAccessible(page)
+
+    // The dashboard's stack page links to the stack's settings.
+    await page.goto(`${server.url}/dashboard/engines/stacks/payments`)
+    await page.getByRole("link", { name: "Stack settings" }).click()
+    await page.waitForURL(`**${stackPath}`)
     await context.close()
   })
 
