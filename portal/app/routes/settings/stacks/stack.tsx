@@ -362,7 +362,7 @@ export default function StackSettings({ loaderData, actionData }: Route.Componen
                   <button type="submit" className="button" disabled={usage.components.full}>Add to {stack.name}</button>
                 </Form>
               )}
-            <p className="hint">Custom sources and website monitors are added from their own settings pages or the API (<code>POST /api/v1/stacks/{"{id}"}/items</code>).</p>
+            <p className="hint">Custom sources and website monitors are added through the API for now (<code>POST /api/v1/stacks/{"{id}"}/items</code>).</p>
           </section>
         )
         : null}
