@@ -31,8 +31,11 @@ export default [
   // settings: managing an organization (Portal II); each section's routes between its markers
   route("settings/:org", "routes/settings/layout.tsx", [
     index("routes/settings/index.tsx"),
-    route("plan", "routes/settings/plan.tsx")
+    route("plan", "routes/settings/plan.tsx"),
     // stacks
+    route("stacks", "routes/settings/stacks/list.tsx"),
+    route("stacks/:id", "routes/settings/stacks/stack.tsx"),
+    route("tv", "routes/settings/tv.tsx"),
     // end stacks
     // monitors + custom sources
     // end monitors + custom sources

@@ -197,6 +197,8 @@ export class Stacks extends Context.Service<Stacks, {
   remove(principal: Principal, id: string): Effect.Effect<void, Forbidden | NotFound>
   addItem(principal: Principal, id: string, input: StackItemAdd): Effect.Effect<StackItem, Forbidden | NotFound | Conflict | PlanLimitReached>
   removeItem(principal: Principal, id: string, itemId: string): Effect.Effect<void, Forbidden | NotFound>
+  /** Moves an item one place up (earlier) or down (later) in its stack; at either end it stays where it is. */
+  moveItem(principal: Principal, id: string, itemId: string, direction: "up" | "down"): Effect.Effect<ReadonlyArray<StackItem>, Forbidden | NotFound>
   /**
    * Some stacks as a screen shows them (name, health, items), in the order of `ids`, missing ones left out.
    * No permission check: for callers that already know the reader may see them (a share token, a TV link).
@@ -432,6 +434,35 @@ export class Stacks extends Context.Service<Stacks, {
         })).pipe(Effect.catchTag("SqlError", Effect.die))
       })
 
+      const moveItem = Effect.fn("Stacks.moveItem")(function*(principal: Principal, id: string, itemId: string, direction: "up" | "down") {
+        yield* requirePermission(principal, "content.write")
+        const orgId = principal.organization_id
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const stack = yield* stackRow(orgId, id, true)
+          if (stack === undefined) return yield* stackNotFound(id)
+          const list = yield* items(id)
+          const at = list.findIndex((i) => i.id === itemId)
+          if (at < 0) return yield* new NotFound({ field: "item_id", message: `no item ${itemId} in stack ${id}` })
+          const to = direction === "up" ? at - 1 : at + 1
+          if (to < 0 || to >= list.length) return list
+          // Positions renumbered 0..n-1 in the new order (older rows may share a position).
+          const order = [...list]
+          ;[order[at], order[to]] = [order[to]!, order[at]!]
+          const ids = order.map((i) => i.id)
+          yield* sql`
+            UPDATE stack_items i SET position = o.ord - 1
+            FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS o(id, ord) WHERE i.id = o.id AND i.stack_id = ${id}::uuid`
+          yield* recordAudit(principal, {
+            action: "stack.item_moved",
+            entity_type: "stack_item",
+            entity_id: itemId,
+            before: { stack_id: id, position: at },
+            after: { stack_id: id, position: to }
+          })
+          return yield* items(id)
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
+
       // The audit log, limits and paging run on this layer's connection (and so inside its transactions).
       const onSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) => Effect.provideService(effect, SqlClient, sql)
       const views = (ids: ReadonlyArray<string>) =>
@@ -464,7 +495,8 @@ export class Stacks extends Context.Service<Stacks, {
         update: (principal, id, input) => onSql(update(principal, id, input)),
         remove: (principal, id) => onSql(remove(principal, id)),
         addItem: (principal, id, input) => onSql(addItem(principal, id, input)),
-        removeItem: (principal, id, itemId) => onSql(removeItem(principal, id, itemId))
+        removeItem: (principal, id, itemId) => onSql(removeItem(principal, id, itemId)),
+        moveItem: (principal, id, itemId, direction) => onSql(moveItem(principal, id, itemId, direction))
       })
     })
   )

@@ -61,6 +61,9 @@ const addItem = (tenant: Tenant, stackId: string, body: Record<string, unknown>)
     return r.body as { id: string }
   })
 
+/** The item ids of a move's answer, in order. */
+const order = (r: { body: { data: ReadonlyArray<{ id: string }> } }) => r.body.data.map((i) => i.id)
+
 describe("stacks API", () => {
   layer(apiServer(), { timeout: 60_000, excludeTestServices: true })("on PostgreSQL", (it) => {
     it.effect("every endpoint: 401 without a key or with an unknown key", () =>
@@ -77,7 +80,8 @@ describe("stacks API", () => {
           ["PATCH", `/stacks/${stack.id}`, { name: "y" }],
           ["DELETE", `/stacks/${stack.id}`],
           ["POST", `/stacks/${stack.id}/items`, { kind: "component", component_id: source.components[0] }],
-          ["DELETE", `/stacks/${stack.id}/items/${item.id}`]
+          ["DELETE", `/stacks/${stack.id}/items/${item.id}`],
+          ["POST", `/stacks/${stack.id}/items/${item.id}/move`, { direction: "up" }]
         ]
         yield* assertUnauthorized(requests)
         assert.deepStrictEqual(yield* counts(tenant.id), before)
@@ -627,6 +631,41 @@ describe("stacks API", () => {
         const second = yield* call("GET", `/stacks?limit=2&cursor=${first.body.next_cursor}`, { key: tenant.keys.viewer })
         assert.deepStrictEqual(second.body.data.map((s: { id: string }) => s.id), ids.slice(2))
         assert.isNull(second.body.next_cursor)
+      }))
+
+    it.effect("move: an item goes one place up or down (ends stay), audited; viewers 403, bad input 400, unknown item 404", () =>
+      Effect.gen(function*() {
+        const tenant = yield* newTenant("pro")
+        const source = yield* catalogSource(3)
+        const stack = yield* createStack(tenant)
+        const items: Array<{ id: string }> = []
+        for (const component_id of source.components) items.push(yield* addItem(tenant, stack.id, { kind: "component", component_id }))
+        const [a, b, c] = items.map((i) => i.id)
+        const moved = yield* call("POST", `/stacks/${stack.id}/items/${c}/move`, { key: tenant.keys.member, body: { direction: "up" } })
+        assert.strictEqual(moved.status, 200, JSON.stringify(moved.body))
+        assert.deepStrictEqual(order(moved), [a, c, b])
+        assert.deepStrictEqual(moved.body.data.map((i: { position: number }) => i.position), [0, 1, 2])
+        const atTop = yield* call("POST", `/stacks/${stack.id}/items/${a}/move`, { key: tenant.keys.admin, body: { direction: "up" } })
+        assert.deepStrictEqual(order(atTop), [a, c, b])
+        const down = yield* call("POST", `/stacks/${stack.id}/items/${a}/move`, { key: tenant.keys.admin, body: { direction: "down" } })
+        assert.deepStrictEqual(order(down), [c, a, b])
+        const got = yield* call("GET", `/stacks/${stack.id}`, { key: tenant.keys.viewer })
+        assert.deepStrictEqual(got.body.items.map((i: { id: string }) => i.id), [c, a, b])
+
+        const before = yield* counts(tenant.id)
+        const viewer = yield* call("POST", `/stacks/${stack.id}/items/${b}/move`, { key: tenant.keys.viewer, body: { direction: "up" } })
+        assert.strictEqual(viewer.status, 403)
+        const sideways = yield* call("POST", `/stacks/${stack.id}/items/${b}/move`, { key: tenant.keys.admin, body: { direction: "sideways" } })
+        assert.strictEqual(sideways.status, 400)
+        const badId = yield* call("POST", `/stacks/${stack.id}/items/nope/move`, { key: tenant.keys.admin, body: { direction: "up" } })
+        assert.strictEqual(badId.status, 400)
+        const unknown = yield* call("POST", `/stacks/${stack.id}/items/${stack.id}/move`, { key: tenant.keys.admin, body: { direction: "up" } })
+        assert.strictEqual(unknown.status, 404)
+        assert.deepStrictEqual(yield* counts(tenant.id), before)
+
+        const moves = (yield* auditOf(tenant.id, "stack_item")).filter((e: AuditRow) => e.action === "stack.item_moved")
+        // Moves at an end change nothing and are not logged.
+        assert.deepStrictEqual(moves.map((e) => [e.entity_id, e.before?.["position"], e.after?.["position"]]), [[c, 2, 1], [a, 0, 1]])
       }))
   })
 })

@@ -44,7 +44,10 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
       <div className="board-head">
         <div>
           <h1>{organization.name}</h1>
-          <p className="muted">{board.stacks.length} {board.stacks.length === 1 ? "stack" : "stacks"} · your role: {organization.role}</p>
+          <p className="muted">
+            {board.stacks.length} {board.stacks.length === 1 ? "stack" : "stacks"} · your role: {organization.role} ·{" "}
+            <Link to={`/settings/${organization.slug}/stacks`}>Manage stacks</Link>
+          </p>
         </div>
         <LiveIndicator state={state} updatedAt={updatedAt} />
       </div>
@@ -53,6 +56,7 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
           <div className="panel empty">
             <h2>No stacks yet</h2>
             <p>A stack is the set of services one product depends on: its cloud, payments, e-mail, your own sites. Build one from the catalog of status pages.</p>
+            <p><Link to={`/settings/${organization.slug}/stacks`}>Create a stack</Link></p>
           </div>
         )
         : (

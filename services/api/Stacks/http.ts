@@ -17,7 +17,9 @@ export const StacksHttpNoDeps = HttpApiBuilder.group(
       update: ({ params, payload }) => CurrentPrincipal.use((p) => stacks.update(p, params.id, payload)),
       delete: ({ params }) => CurrentPrincipal.use((p) => stacks.remove(p, params.id)),
       addItem: ({ params, payload }) => CurrentPrincipal.use((p) => stacks.addItem(p, params.id, payload)),
-      removeItem: ({ params }) => CurrentPrincipal.use((p) => stacks.removeItem(p, params.id, params.item_id))
+      removeItem: ({ params }) => CurrentPrincipal.use((p) => stacks.removeItem(p, params.id, params.item_id)),
+      moveItem: ({ params, payload }) =>
+        CurrentPrincipal.use((p) => stacks.moveItem(p, params.id, params.item_id, payload.direction)).pipe(Effect.map((data) => ({ data })))
     })
   })
 )

@@ -122,6 +122,15 @@ export const StackItemAdd = Schema.Struct({
 })).annotate({ identifier: "StackItemAdd" })
 export type StackItemAdd = typeof StackItemAdd.Type
 
+/** Moves an item one place earlier (`up`) or later (`down`) in its stack; at either end it stays. */
+export const StackItemMove = Schema.Struct({
+  direction: Schema.Literals(["up", "down"])
+}).annotate({ identifier: "StackItemMove" })
+export type StackItemMove = typeof StackItemMove.Type
+
+/** A stack's items in their new order. */
+export const StackItemList = Schema.Struct({ data: Schema.Array(StackItem) }).annotate({ identifier: "StackItemList" })
+
 const IdParams = { id: UuidInput }
 const ItemParams = { id: UuidInput, item_id: UuidInput }
 
@@ -160,7 +169,13 @@ export class StacksGroup extends HttpApiGroup.make("stacks")
       params: ItemParams,
       success: HttpApiSchema.NoContent,
       error: [Forbidden, NotFound]
-    }).annotateMerge(OpenApi.annotations({ summary: "Remove an item from a stack (Admin, Member)" }))
+    }).annotateMerge(OpenApi.annotations({ summary: "Remove an item from a stack (Admin, Member)" })),
+    HttpApiEndpoint.post("moveItem", "/stacks/:id/items/:item_id/move", {
+      params: ItemParams,
+      payload: StackItemMove,
+      success: StackItemList,
+      error: [Forbidden, NotFound]
+    }).annotateMerge(OpenApi.annotations({ summary: "Move an item one place up or down in its stack (Admin, Member)" }))
   )
   .middleware(OrgAuth)
   .annotateMerge(OpenApi.annotations({ title: "Stacks", description: "Stacks: components grouped for a dashboard, public or private." }))

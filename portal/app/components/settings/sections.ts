@@ -14,6 +14,8 @@ export interface SettingsSection {
 
 export const settingsSections: ReadonlyArray<SettingsSection> = [
   // sections: one line each, in the order of the navigation
-  { path: "plan", label: "Plan and usage", needs: "view" }
+  { path: "plan", label: "Plan and usage", needs: "view" },
+  { path: "stacks", label: "Stacks", needs: "view" },
+  { path: "tv", label: "TV links", needs: "view" }
   // end sections
 ]
