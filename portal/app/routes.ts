@@ -31,12 +31,16 @@ export default [
   // settings: managing an organization (Portal II); each section's routes between its markers
   route("settings/:org", "routes/settings/layout.tsx", [
     index("routes/settings/index.tsx"),
-    route("plan", "routes/settings/plan.tsx")
+    route("plan", "routes/settings/plan.tsx"),
     // stacks
     // end stacks
     // monitors + custom sources
     // end monitors + custom sources
     // team + api keys + audit + profile
+    route("team", "routes/settings/team.tsx"),
+    route("api-keys", "routes/settings/api-keys.tsx"),
+    route("audit", "routes/settings/audit.tsx"),
+    route("audit.csv", "routes/settings/audit-csv.ts")
     // end team + api keys + audit + profile
   ]),
   // end settings
