@@ -4,13 +4,8 @@ import { Members } from "#services/orgs/Members.ts"
 import { type AuditFilter, Organizations } from "#services/orgs/Organizations.ts"
 import type { Principal } from "#services/domain/Principal.ts"
 import { Effect, Schema } from "effect"
+import { recordTypes } from "../../components/settings/recordTypes.ts"
 import { decodeForm, type FieldErrors } from "../../lib/forms.server.ts"
-
-/** The record types the services write to the audit log (`entity_type`), for the filter. */
-export const recordTypes = [
-  "alert", "api_key", "channel", "custom_source", "invitation", "maintenance_window", "member", "monitor",
-  "notification_rule", "organization", "stack", "stack_item", "tv_link"
-] as const
 
 const day = Schema.String.check(
   Schema.makeFilter((s: string) => s === "" || (/^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`))), {

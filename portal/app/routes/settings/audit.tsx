@@ -6,7 +6,8 @@ import stylesheet from "../../components/settings/team.css?url"
 import { Field } from "../../components/Forms.tsx"
 import { runEffect } from "../../lib/effect.server.ts"
 import { requireMember } from "../../lib/member.server.ts"
-import { actorLabel, actorsOf, auditFilterOf, json, recordTypes } from "./audit.server.ts"
+import { recordTypes } from "../../components/settings/recordTypes.ts"
+import { actorLabel, actorsOf, auditFilterOf, json } from "./audit.server.ts"
 
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }]
 
