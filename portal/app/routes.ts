@@ -44,5 +44,8 @@ export default [
     // end team + api keys + audit + profile
   ]),
   // end settings
+  // profile (team + api keys + audit + profile): the signed-in person's own page, outside an organization
+  route("profile", "routes/profile.tsx"),
+  // end profile
   route("*", "routes/not-found.tsx")
 ] satisfies RouteConfig

@@ -67,18 +67,31 @@ const parseCsv = (text: string): Array<Array<string>> => {
   let row: Array<string> = []
   let field = ""
   let quoted = false
+  const endField = () => {
+    row.push(field)
+    field = ""
+  }
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!
     if (quoted) {
-      if (c === "\"" && text[i + 1] === "\"") (field += "\"", i++)
-      else if (c === "\"") quoted = false
+      if (c === "\"" && text[i + 1] === "\"") {
+        field += "\""
+        i++
+      } else if (c === "\"") quoted = false
       else field += c
     } else if (c === "\"") quoted = true
-    else if (c === ",") (row.push(field), field = "")
-    else if (c === "\r" && text[i + 1] === "\n") (row.push(field), rows.push(row), row = [], field = "", i++)
-    else field += c
+    else if (c === ",") endField()
+    else if (c === "\r" && text[i + 1] === "\n") {
+      endField()
+      rows.push(row)
+      row = []
+      i++
+    } else field += c
   }
-  if (field !== "" || row.length > 0) (row.push(field), rows.push(row))
+  if (field !== "" || row.length > 0) {
+    endField()
+    rows.push(row)
+  }
   return rows
 }
 
@@ -160,6 +173,8 @@ describe("team, API keys and audit log in Chromium", () => {
     await page.goto(`${server.url}/settings/acme/audit?type=member`)
     const entry = page.locator("tr[data-action='member.role_changed']")
     await entry.waitFor()
+    assert.include(await entry.locator(".audit-changes").innerText(), "role: member → viewer")
+    await entry.getByText("Full records").click()
     assert.strictEqual(JSON.parse(await entry.locator("[data-before]").innerText()).role, "member")
     assert.strictEqual(JSON.parse(await entry.locator("[data-after]").innerText()).role, "viewer")
     assert.include(await entry.innerText(), "Grace Hopper")

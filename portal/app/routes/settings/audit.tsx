@@ -43,6 +43,22 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
 
 const pretty = (text: string) => (text === "" ? "—" : JSON.stringify(JSON.parse(text), null, 2))
 
+const short = (value: unknown) => (value === undefined ? "—" : typeof value === "string" ? value : JSON.stringify(value))
+
+/** The fields that differ between before and after (both objects), or every field of the one that exists. */
+const changes = (before: string, after: string): ReadonlyArray<{ readonly field: string; readonly from: string; readonly to: string }> => {
+  const b = before === "" ? {} : JSON.parse(before) as unknown
+  const a = after === "" ? {} : JSON.parse(after) as unknown
+  if (typeof b !== "object" || b === null || typeof a !== "object" || a === null || Array.isArray(a) || Array.isArray(b)) {
+    return [{ field: "value", from: short(b), to: short(a) }]
+  }
+  const bo = b as Record<string, unknown>
+  const ao = a as Record<string, unknown>
+  return [...new Set([...Object.keys(bo), ...Object.keys(ao)])]
+    .filter((k) => JSON.stringify(bo[k]) !== JSON.stringify(ao[k]))
+    .map((k) => ({ field: k, from: short(bo[k]), to: short(ao[k]) }))
+}
+
 export default function AuditLog({ loaderData }: Route.ComponentProps) {
   const { values, errors, actors, entries, next, slug } = loaderData
   const query = new URLSearchParams(Object.entries(values).filter(([, v]) => v !== ""))
@@ -79,7 +95,7 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
       {entries.length === 0 ? <p className="muted">No entries{query.size > 0 ? " match this filter" : ""}.</p> : (
         <table className="team-table audit-table">
           <thead>
-            <tr><th scope="col">When</th><th scope="col">Actor</th><th scope="col">Change</th><th scope="col">Before</th><th scope="col">After</th></tr>
+            <tr><th scope="col">When</th><th scope="col">Actor</th><th scope="col">Change</th><th scope="col">Before → after</th></tr>
           </thead>
           <tbody>
             {entries.map((entry) => (
@@ -87,8 +103,20 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
                 <td><time dateTime={entry.created_at}>{entry.created_at.slice(0, 19).replace("T", " ")} UTC</time></td>
                 <td>{entry.actorLabel}{entry.ip ? <span className="muted"> · {entry.ip}</span> : null}</td>
                 <td><code>{entry.action}</code><br /><span className="muted">{entry.entity_type} {entry.entity_id ?? ""}</span></td>
-                <td><pre data-before>{pretty(entry.before)}</pre></td>
-                <td><pre data-after>{pretty(entry.after)}</pre></td>
+                <td>
+                  <ul className="audit-changes">
+                    {changes(entry.before, entry.after).map((c) => (
+                      <li key={c.field}><code>{c.field}</code>: <del>{c.from}</del> → <ins>{c.to}</ins></li>
+                    ))}
+                  </ul>
+                  <details>
+                    <summary>Full records</summary>
+                    <div className="audit-records">
+                      <div><p className="eyebrow">Before</p><pre data-before>{pretty(entry.before)}</pre></div>
+                      <div><p className="eyebrow">After</p><pre data-after>{pretty(entry.after)}</pre></div>
+                    </div>
+                  </details>
+                </td>
               </tr>
             ))}
           </tbody>
