@@ -244,7 +244,14 @@ describe("team, API keys and audit log in Chromium", () => {
     assert.strictEqual((await page.request.get(`${server.url}/settings/acme/audit.csv?to=nope`)).status(), 400)
     assert.strictEqual((await page.goto(`${server.url}/settings/acme/audit?cursor=garbage`))?.status(), 400)
 
+    // Something to count: two stacks, made through the API.
+    await api(server.url, org.adminKey, "POST", "/stacks", { name: "Checkout" })
+    await api(server.url, org.adminKey, "POST", "/stacks", { name: "Platform" })
     await page.goto(`${server.url}/settings/acme/plan`)
+    const stacksNow = await onDatabase(world.runtime, (sql) => sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM stacks s JOIN organizations o ON o.id = s.organization_id WHERE o.slug = 'acme'`.pipe(Effect.map((r) => r[0]!.n)))
+    assert.strictEqual(stacksNow, 2)
+    assert.strictEqual(Number(await page.locator("tr[data-limit='max_stacks'] [data-used]").innerText()), stacksNow)
     const organization = await api(server.url, org.adminKey, "GET", "/organization")
     const limits = organization["limits"] as Record<string, { limit: number | null; used: number }>
     const membersNow = await onDatabase(world.runtime, (sql) => sql<{ n: number }>`

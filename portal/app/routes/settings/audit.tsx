@@ -47,6 +47,7 @@ const short = (value: unknown) => (value === undefined ? "—" : typeof value ==
 
 /** The fields that differ between before and after (both objects), or every field of the one that exists. */
 const changes = (before: string, after: string): ReadonlyArray<{ readonly field: string; readonly from: string; readonly to: string }> => {
+  if (before === "" || after === "") return []
   const b = before === "" ? {} : JSON.parse(before) as unknown
   const a = after === "" ? {} : JSON.parse(after) as unknown
   if (typeof b !== "object" || b === null || typeof a !== "object" || a === null || Array.isArray(a) || Array.isArray(b)) {
@@ -104,6 +105,8 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
                 <td>{entry.actorLabel}{entry.ip ? <span className="muted"> · {entry.ip}</span> : null}</td>
                 <td><code>{entry.action}</code><br /><span className="muted">{entry.entity_type} {entry.entity_id ?? ""}</span></td>
                 <td>
+                  {entry.before === "" && entry.after !== "" ? <p className="audit-changes">Created</p> : null}
+                  {entry.after === "" && entry.before !== "" ? <p className="audit-changes">Deleted</p> : null}
                   <ul className="audit-changes">
                     {changes(entry.before, entry.after).map((c) => (
                       <li key={c.field}><code>{c.field}</code>: <del>{c.from}</del> → <ins>{c.to}</ins></li>

@@ -40,7 +40,7 @@ export default function Plan({ loaderData }: Route.ComponentProps) {
     <section className="panel">
       <h1>Plan and usage</h1>
       <p>
-        {loaderData.organization} is on the <strong>{loaderData.plan}</strong> plan. The installation's operator changes plans.
+        {loaderData.organization} is on the <strong className="plan-name">{loaderData.plan}</strong> plan. The installation's operator changes plans.
       </p>
       <table className="team-table usage-table">
         <thead>
