@@ -145,8 +145,9 @@ export class Organizations extends Context.Service<Organizations, {
         yield* requirePermission(principal, "audit.view")
         const actor = filter.actor ?? null
         const entityType = filter.entity_type ?? null
-        const since = filter.since ?? null
-        const until = filter.until ?? null
+        // A date is its midnight UTC (as JavaScript reads it), whatever the database's time zone.
+        const since = filter.since === undefined ? null : new Date(filter.since).toISOString()
+        const until = filter.until === undefined ? null : new Date(filter.until).toISOString()
         return yield* listPage({
           page,
           idType: "bigint",
