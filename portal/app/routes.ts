@@ -40,8 +40,15 @@ export default [
     // monitors + custom sources
     // end monitors + custom sources
     // team + api keys + audit + profile
+    route("team", "routes/settings/team.tsx"),
+    route("api-keys", "routes/settings/api-keys.tsx"),
+    route("audit", "routes/settings/audit.tsx"),
+    route("audit.csv", "routes/settings/audit-csv.ts")
     // end team + api keys + audit + profile
   ]),
   // end settings
+  // profile (team + api keys + audit + profile): the signed-in person's own page, outside an organization
+  route("profile", "routes/profile.tsx"),
+  // end profile
   route("*", "routes/not-found.tsx")
 ] satisfies RouteConfig

@@ -9,6 +9,7 @@ import { Oidc } from "../identity/Oidc.ts"
 import { Sessions } from "../identity/Sessions.ts"
 import { Users } from "../identity/Users.ts"
 import { Alerts } from "../orgs/Alerts.ts"
+import { ApiKeys } from "../orgs/ApiKeys.ts"
 import { LiveTargets } from "../orgs/LiveTargets.ts"
 import { Members } from "../orgs/Members.ts"
 import { Organizations } from "../orgs/Organizations.ts"
@@ -104,7 +105,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
 
 /** `PortalRoutes` with the services its pages use, over the server's SqlClient. */
 export const PortalRoutesLive = PortalRoutes.pipe(
-  Layer.provide(Layer.mergeAll(Users.layer, Sessions.layer, Sources.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer)),
+  Layer.provide(Layer.mergeAll(ApiKeys.layer, Organizations.layer, Users.layer, Sessions.layer, Sources.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer)),
   Layer.provide(Layer.mergeAll(Alerts.layer, Members.layer, Oidc.layer)),
   Layer.provide(TvLinks.layer.pipe(Layer.provideMerge(Stacks.layer), Layer.provide(LiveTargets.layer))),
   Layer.provide(Layer.mergeAll(Organizations.layer, SecretBox.layer))

@@ -75,6 +75,8 @@ export class Sessions extends Context.Service<Sessions, {
   destroy(token: string): Effect.Effect<void>
   /** Ends every session of a user (password change, removal); returns how many. */
   destroyAllOf(userId: string): Effect.Effect<number>
+  /** Ends every session of a user but `keep` (a session's id): "sign out everywhere else"; returns how many. */
+  destroyOthersOf(userId: string, keep: string): Effect.Effect<number>
   /** Deletes ended sessions; returns how many. */
   purgeExpired(): Effect.Effect<number>
 }>()("statusgrid/identity/Sessions") {
@@ -133,6 +135,8 @@ export class Sessions extends Context.Service<Sessions, {
 
       const destroyAllOf = (userId: string) =>
         sql`DELETE FROM sessions WHERE user_id = ${userId}::uuid RETURNING id`.pipe(Effect.map(count), Effect.orDie)
+      const destroyOthersOf = (userId: string, keep: string) =>
+        sql`DELETE FROM sessions WHERE user_id = ${userId}::uuid AND id <> ${keep} RETURNING id`.pipe(Effect.map(count), Effect.orDie)
       const purgeExpired = () => sql`DELETE FROM sessions s WHERE ${ended} RETURNING s.id`.pipe(Effect.map(count), Effect.orDie)
 
       return Sessions.of({
@@ -142,6 +146,7 @@ export class Sessions extends Context.Service<Sessions, {
         selectOrganization,
         destroy,
         destroyAllOf,
+        destroyOthersOf,
         purgeExpired
       })
     })

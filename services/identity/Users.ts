@@ -61,6 +61,8 @@ const decodeMemberships = rowsOf("memberships", Schema.Struct({
   created_at: Schema.Date
 }))
 
+const identityRows = rowsOf("user_identities", Schema.Struct({ provider: Schema.String, created_at: Schema.Date }))
+
 const toUser = (row: UserRow): User => ({
   id: row.id,
   email: row.email,
@@ -98,6 +100,16 @@ export class Users extends Context.Service<Users, {
   /** The same 401 for an unknown address, a wrong password and a user without password; records the sign-in. */
   signIn(email: string, password: string): Effect.Effect<User, Unauthorized>
   get(userId: string): Effect.Effect<User, NotFound>
+  /** Changes the user's name (1 to 200 characters after trimming, 400 naming `name`). */
+  rename(userId: string, name: string): Effect.Effect<User, InvalidParameter | NotFound>
+  /**
+   * Changes the password: the current one must match (400 naming
+   * `current_password`, also for an account without a password), the new one
+   * follows the sign-up rules (400 naming `new_password`).
+   */
+  changePassword(userId: string, current: string, next: string): Effect.Effect<void, InvalidParameter>
+  /** The identity providers linked to the user (Google, Microsoft...), oldest first. */
+  identitiesOf(userId: string): Effect.Effect<ReadonlyArray<{ readonly provider: string; readonly linked_at: string }>>
   /** Creates an organization on the Free plan with the user as its admin (audit `organization.created`). */
   createOrganization(
     userId: string,
@@ -172,6 +184,46 @@ export class Users extends Context.Service<Users, {
         if (row === undefined) return yield* new NotFound({ field: "user_id", message: `no user ${userId}` })
         return toUser(row)
       })
+
+      const rename = Effect.fn("Users.rename")(function*(userId: string, rawName: string) {
+        const name = yield* validName(rawName, "name")
+        const [row] = yield* sql`
+          UPDATE users AS u SET name = ${name} WHERE u.id = ${userId}::uuid
+          RETURNING ${sql.literal(userColumns)}`.pipe(Effect.flatMap(decodeUsers), Effect.orDie)
+        if (row === undefined) return yield* new NotFound({ field: "user_id", message: `no user ${userId}` })
+        return toUser(row)
+      })
+
+      const changePassword = Effect.fn("Users.changePassword")(function*(userId: string, current: string, next: string) {
+        const length = [...next].length
+        if (length < passwordLength.min || length > passwordLength.max) {
+          return yield* new InvalidParameter({
+            field: "new_password",
+            message: `new_password must be ${passwordLength.min} to ${passwordLength.max} characters`
+          })
+        }
+        const wrong = new InvalidParameter({ field: "current_password", message: "current_password is wrong" })
+        if ([...current].length > passwordLength.max) return yield* wrong
+        const [row] = yield* sql`
+          SELECT ${sql.literal(userColumns)} FROM users u WHERE u.id = ${userId}::uuid`.pipe(Effect.flatMap(decodeUsers), Effect.orDie)
+        if (row === undefined || row.password_hash === null) {
+          yield* Passwords.verify(current, yield* decoy)
+          return yield* new InvalidParameter({
+            field: "current_password",
+            message: "current_password: this account has no password; it signs in through its identity provider"
+          })
+        }
+        if (!(yield* Passwords.verify(current, row.password_hash))) return yield* wrong
+        const hash = yield* Passwords.hash(next)
+        yield* sql`UPDATE users SET password_hash = ${hash} WHERE id = ${userId}::uuid`.pipe(Effect.orDie)
+      })
+
+      const identitiesOf = (userId: string) =>
+        sql`SELECT provider, created_at FROM user_identities WHERE user_id = ${userId}::uuid ORDER BY created_at, provider`.pipe(
+          Effect.flatMap(identityRows),
+          Effect.map((rows) => rows.map((r) => ({ provider: r.provider, linked_at: new Date(r.created_at).toISOString() }))),
+          Effect.orDie
+        )
 
       const membershipsOf = (userId: string, organizationId?: string) =>
         sql`
@@ -287,6 +339,9 @@ export class Users extends Context.Service<Users, {
         signUp,
         signIn,
         get,
+        rename,
+        changePassword,
+        identitiesOf,
         createOrganization: (userId, input, ip) => createOrganization(userId, input, ip ?? null),
         organizationsOf: (userId) => membershipsOf(userId),
         principalFor: (userId, organizationId, ip) => principalFor(userId, organizationId, ip ?? null),

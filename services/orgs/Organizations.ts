@@ -49,6 +49,18 @@ const auditLogRows = rowsOf("audit_log", Schema.Struct({
 }))
 
 
+/**
+ * What the audit log may be narrowed to: the actor (a user's or API key's id,
+ * or the operator's name), the record type (`entity_type`), and the instants
+ * `since` (inclusive) and `until` (exclusive), ISO 8601.
+ */
+export interface AuditFilter {
+  readonly actor?: string | undefined
+  readonly entity_type?: string | undefined
+  readonly since?: string | undefined
+  readonly until?: string | undefined
+}
+
 const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 
 /**
@@ -61,7 +73,8 @@ export class Organizations extends Context.Service<Organizations, {
   get(principal: Principal): Effect.Effect<Organization>
   /** The operator (`operator`: who ran the command) moves the organization `slug` to `plan`; audited as the operator. */
   setPlanAsOperator(slug: string, plan: PlanId, operator: string): Effect.Effect<Organization, NotFound>
-  auditLog(principal: Principal, page: PageRequest): Effect.Effect<Page<AuditEntry>, Forbidden | InvalidParameter>
+  /** The audit log, oldest first; `filter` narrows it (the portal's audit page: actor, record type, dates). */
+  auditLog(principal: Principal, page: PageRequest, filter?: AuditFilter): Effect.Effect<Page<AuditEntry>, Forbidden | InvalidParameter>
 }>()("statusgrid/orgs/Organizations") {
   static readonly layer = Layer.effect(
     Organizations,
@@ -128,8 +141,13 @@ export class Organizations extends Context.Service<Organizations, {
         return yield* byId(found.id)
       })
 
-      const auditLog = Effect.fn("Organizations.auditLog")(function*(principal: Principal, page: PageRequest) {
+      const auditLog = Effect.fn("Organizations.auditLog")(function*(principal: Principal, page: PageRequest, filter: AuditFilter = {}) {
         yield* requirePermission(principal, "audit.view")
+        const actor = filter.actor ?? null
+        const entityType = filter.entity_type ?? null
+        // A date is its midnight UTC (as JavaScript reads it), whatever the database's time zone.
+        const since = filter.since === undefined ? null : new Date(filter.since).toISOString()
+        const until = filter.until === undefined ? null : new Date(filter.until).toISOString()
         return yield* listPage({
           page,
           idType: "bigint",
@@ -138,6 +156,11 @@ export class Organizations extends Context.Service<Organizations, {
               SELECT t.id::text AS id, t.action, t.entity_type, t.entity_id, t.actor_user_id, t.actor_api_key_id, t.actor_operator,
                 t.before, t.after, host(t.ip) AS ip, t.created_at, ${sql.literal(cursorAt)}
               FROM audit_log t WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
+                AND (${actor}::text IS NULL OR t.actor_user_id::text = ${actor} OR t.actor_api_key_id::text = ${actor}
+                  OR t.actor_operator = ${actor})
+                AND (${entityType}::text IS NULL OR t.entity_type = ${entityType})
+                AND (${since}::timestamptz IS NULL OR t.created_at >= ${since}::timestamptz)
+                AND (${until}::timestamptz IS NULL OR t.created_at < ${until}::timestamptz)
               ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(auditLogRows)),
           map: (row): AuditEntry => ({
             id: row.id,

@@ -25,6 +25,7 @@ export function Header({ viewer }: { readonly viewer: Viewer | null | undefined 
           ? (
             <>
               <span className="who">{viewer.name}</span>
+              <NavLink to="/profile">Profile</NavLink>
               <Form method="post" action="/signout">
                 <CsrfField />
                 <button type="submit" className="link-button">Sign out</button>

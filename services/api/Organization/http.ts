@@ -17,7 +17,8 @@ export const OrganizationHttpNoDeps = HttpApiBuilder.group(
       listApiKeys: ({ query }) => CurrentPrincipal.use((p) => keys.list(p, query)),
       createApiKey: ({ payload }) => CurrentPrincipal.use((p) => keys.create(p, payload)),
       revokeApiKey: ({ params }) => CurrentPrincipal.use((p) => keys.revoke(p, params.id)),
-      auditLog: ({ query }) => CurrentPrincipal.use((p) => organizations.auditLog(p, query))
+      auditLog: ({ query: { actor, entity_type, since, until, ...page } }) =>
+        CurrentPrincipal.use((p) => organizations.auditLog(p, page, { actor, entity_type, since, until }))
     })
   })
 )

@@ -34,3 +34,12 @@ export const OrganizationCreate = Schema.Struct({
   slug: Schema.Trim.check(Schema.isPattern(organizationSlugPattern, { message: "must be 1-63 lower-case letters, digits or inner hyphens" }))
 }).annotate({ identifier: "OrganizationCreate" })
 export type OrganizationCreate = typeof OrganizationCreate.Type
+
+/** The profile's name (portal `/profile`; identity/Users.ts `rename` enforces the same rule). */
+export const ProfileName = Schema.Struct({ name: PersonName }).annotate({ identifier: "ProfileName" })
+
+/** A password change: the current password (a wrong one is a field error) and the new one, under the sign-up rules. */
+export const PasswordChange = Schema.Struct({
+  current_password: Schema.String.check(Schema.isMinLength(1, { message: "is required" })),
+  new_password: Password
+}).annotate({ identifier: "PasswordChange" })

@@ -74,6 +74,20 @@ export const ApiKeyCreate = Schema.Struct({
 
 const IdParams = { id: Schema.String.check(Schema.isUUID(undefined, { message: "must be a UUID" })) }
 
+const instantPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/u
+const Instant = Schema.String.check(
+  Schema.makeFilter((s: string) => (instantPattern.test(s) && !Number.isNaN(Date.parse(s))) || "must be an ISO 8601 date or instant")
+)
+
+/** `GET /audit-log`: a page, narrowed by actor, record type and time (Organizations.auditLog's filter, as the portal's audit page). */
+export const AuditLogQuery = {
+  ...PageQuery,
+  actor: Schema.optional(Schema.String.check(Schema.isMaxLength(200)).annotate({ description: "A user's or API key's id, or the operator's name." })),
+  entity_type: Schema.optional(Schema.String.check(Schema.isMaxLength(100)).annotate({ description: "The record type, e.g. `member`, `api_key`, `stack`." })),
+  since: Schema.optional(Instant.annotate({ description: "Entries at or after this instant (a date: its midnight UTC)." })),
+  until: Schema.optional(Instant.annotate({ description: "Entries before this instant." }))
+}
+
 /** The caller's organization, its plan and limits, its API keys and its audit log. */
 export class OrganizationGroup extends HttpApiGroup.make("organization")
   .add(
@@ -88,7 +102,7 @@ export class OrganizationGroup extends HttpApiGroup.make("organization")
       .annotateMerge(OpenApi.annotations({ summary: "Create an API key (Admin); the key is shown once" })),
     HttpApiEndpoint.delete("revokeApiKey", "/api-keys/:id", { params: IdParams, success: ApiKey, error: [Forbidden, NotFound] })
       .annotateMerge(OpenApi.annotations({ summary: "Revoke an API key (Admin)" })),
-    HttpApiEndpoint.get("auditLog", "/audit-log", { query: PageQuery, success: Page(AuditEntry, "AuditLog"), error: Forbidden })
+    HttpApiEndpoint.get("auditLog", "/audit-log", { query: AuditLogQuery, success: Page(AuditEntry, "AuditLog"), error: Forbidden })
       .annotateMerge(OpenApi.annotations({ summary: "The organization's audit log, oldest first (Admin)" }))
   )
   .middleware(OrgAuth)

@@ -14,8 +14,11 @@ export interface SettingsSection {
 
 export const settingsSections: ReadonlyArray<SettingsSection> = [
   // sections: one line each, in the order of the navigation
-  { path: "plan", label: "Plan and usage", needs: "view" },
   { path: "stacks", label: "Stacks", needs: "view" },
-  { path: "tv", label: "TV links", needs: "view" }
+  { path: "tv", label: "TV links", needs: "view" },
+  { path: "team", label: "Team", needs: "view" },
+  { path: "api-keys", label: "API keys", needs: "members.manage" },
+  { path: "audit", label: "Audit log", needs: "audit.view" },
+  { path: "plan", label: "Plan and usage", needs: "view" }
   // end sections
 ]
