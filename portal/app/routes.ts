@@ -31,10 +31,13 @@ export default [
   // settings: managing an organization (Portal II); each section's routes between its markers
   route("settings/:org", "routes/settings/layout.tsx", [
     index("routes/settings/index.tsx"),
-    route("plan", "routes/settings/plan.tsx")
+    route("plan", "routes/settings/plan.tsx"),
     // stacks
     // end stacks
     // monitors + custom sources
+    route("monitors", "routes/settings/monitors/list.tsx"),
+    route("monitors/:id", "routes/settings/monitors/monitor.tsx"),
+    route("sources", "routes/settings/sources.tsx"),
     // end monitors + custom sources
     // team + api keys + audit + profile
     // end team + api keys + audit + profile

@@ -4,6 +4,9 @@ import type { Oidc } from "../identity/Oidc.ts"
 import type { Sessions } from "../identity/Sessions.ts"
 import type { Users } from "../identity/Users.ts"
 import type { Alerts } from "../orgs/Alerts.ts"
+import type { CustomSources } from "../orgs/CustomSources.ts"
+import type { Monitors } from "../orgs/Monitors.ts"
+import type { Organizations } from "../orgs/Organizations.ts"
 import type { Members } from "../orgs/Members.ts"
 import type { StackBoard } from "../orgs/StackBoard.ts"
 import type { Stacks } from "../orgs/Stacks.ts"
@@ -15,7 +18,22 @@ import type { Sources } from "./Sources.ts"
  * own instances (services/api/Portal.ts passes its context), never a second
  * runtime. Add a service here and to `PortalRoutes`' layer to use it in a page.
  */
-export type PortalServices = Alerts | Members | Oidc | Users | Sessions | Sources | Stacks | StackBoard | StatusHistory | TvLinks
+export type PortalServices =
+  | Alerts
+  | Members
+  | Oidc
+  | Users
+  | Sessions
+  | Sources
+  | Stacks
+  | StackBoard
+  | StatusHistory
+  | TvLinks
+  // monitors + custom sources
+  | Monitors
+  | CustomSources
+  | Organizations
+  // end monitors + custom sources
 
 /** What the server hands each portal request (portal/app/context.ts puts it in React Router's context). */
 export interface PortalRuntime {

@@ -14,6 +14,10 @@ export interface SettingsSection {
 
 export const settingsSections: ReadonlyArray<SettingsSection> = [
   // sections: one line each, in the order of the navigation
-  { path: "plan", label: "Plan and usage", needs: "view" }
+  { path: "plan", label: "Plan and usage", needs: "view" },
+  // monitors + custom sources
+  { path: "monitors", label: "Website monitors", needs: "view" },
+  { path: "sources", label: "Custom sources", needs: "view" }
+  // end monitors + custom sources
   // end sections
 ]
