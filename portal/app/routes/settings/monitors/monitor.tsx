@@ -120,7 +120,8 @@ export async function action({ request, context, params }: Route.ActionArgs) {
     })
   ))
   if (!saved.ok) return data({ intent, values: fields, errors: saved.errors }, { status: 400 })
-  return { intent, done: "Saved." }
+  // `saved` keys the form: it is drawn anew from the stored settings, the secret fields blank again.
+  return { intent, done: "Saved.", saved: crypto.randomUUID() }
 }
 
 export default function MonitorPage({ loaderData, actionData }: Route.ComponentProps) {
@@ -195,7 +196,7 @@ export default function MonitorPage({ loaderData, actionData }: Route.ComponentP
           : null}
         {allowed.write
           ? (
-            <Form method="post" noValidate>
+            <Form method="post" noValidate key={`${actionData !== undefined && "saved" in actionData ? actionData.saved : "settings"}:${JSON.stringify(loaderData.values)}`}>
               <CsrfField />
               <input type="hidden" name="intent" value="save" />
               <FormError message={errors["form"]} />
