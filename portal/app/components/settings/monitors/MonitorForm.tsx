@@ -75,11 +75,11 @@ export function MonitorFields({ values, errors, storedAuth, warnings }: {
           hint={warn("alert_threshold") ?? "Consecutive failures; 3 to 5 is recommended."}
         />
         <Field name="timeout" label="Timeout (ms)" defaultValue={values["timeout"] ?? "10000"} error={errors["timeout"]} />
-        <Control name="keyword_mode" label="Keyword rule" error={errors["keyword_mode"]}>
+        <Control name="keyword_mode" label="Body and keyword" error={errors["keyword_mode"]}>
           {(attrs) => (
             <select {...attrs} defaultValue={values["keyword_mode"] ?? "contains"}>
-              <option value="contains">Body contains the keyword</option>
-              <option value="absent">Body does not contain it</option>
+              <option value="contains">Contains</option>
+              <option value="absent">Does not contain</option>
             </select>
           )}
         </Control>
