@@ -212,7 +212,7 @@ export default function CustomSourcesPage({ loaderData, actionData }: Route.Comp
             {full
               ? <p className="form-error" role="status">All {limit.limit} custom sources of this organization are in use: delete one to add another.</p>
               : (
-                <Form method="post" noValidate>
+                <Form method="post" noValidate key={`add-${added ?? ""}-${sources.length}`}>
                   <CsrfField />
                   <input type="hidden" name="intent" value="add" />
                   <FormError message={addErrors["form"]} />
