@@ -60,9 +60,9 @@ const addSource = async (page: Page, fields: { name: string; url?: string; manua
   ]).then(([response]) => response.status())
 }
 
-describe("custom sources settings in Chromium", () => {
-  const path = () => `/settings/${world.org.slug}/sources`
+const path = () => `/settings/${world.org.slug}/sources`
 
+describe("custom sources settings in Chromium", () => {
   it("as a Member: a bad URL shows its error in place; a URL source shows what detection found; a manual source's status is switched", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
     await signIn(page, world.server, people.member, path())

@@ -273,7 +273,7 @@ describe("monitors API", () => {
         assert.strictEqual(r.body.status, "up")
         assert.strictEqual(r.body.http_status, 200)
         assert.strictEqual(r.body.tls, null)
-        assert.deepStrictEqual(Object.keys(r.body.phases).sort(), ["connect_ms", "dns_ms", "first_byte_ms", "tls_ms", "total_ms"])
+        assert.deepStrictEqual(Object.keys(r.body.phases).toSorted(), ["connect_ms", "dns_ms", "first_byte_ms", "tls_ms", "total_ms"])
         assert.isAbove(r.body.phases.total_ms, 0)
         assert.deepStrictEqual(seen, ["Bearer tok-123"])
         const after = yield* call("GET", `/monitors/${id}`, { key: tenant.keys.viewer })
