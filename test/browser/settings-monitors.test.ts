@@ -224,4 +224,29 @@ describe("website monitors settings in Chromium", () => {
     assert.strictEqual(await monitorCount(), 0)
     await page.close()
   }, 120_000)
+
+  it("on Free: the limit is shown before it bites, and a second monitor is refused in place", async () => {
+    await world.run(Effect.gen(function*() {
+      const sql = yield* SqlClient
+      yield* sql`UPDATE organizations SET plan_id = 'free' WHERE id = ${world.org.id}::uuid`
+    }).pipe(Effect.orDie))
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+    const list = `/settings/${world.org.slug}/monitors`
+    await signIn(page, world.server, people.member, list)
+    await page.getByText("0 of 1 monitor on free").waitFor()
+    await fillMonitor(page, { name: "Only one", url: targetUrl })
+    await page.getByRole("button", { name: "Add monitor" }).click()
+    await page.waitForURL(/\/monitors\/[0-9a-f-]{36}/, { timeout: 60_000 })
+    await page.goto(`${world.server.url}${list}`)
+    await page.getByText("1 of 1 monitor on free").waitFor()
+    await page.getByText(/allows 1 website monitor and it is in use/).waitFor()
+    assert.strictEqual(await page.getByRole("button", { name: "Add monitor" }).count(), 0)
+    // A form posted anyway gets the service's refusal in place (402 inside: shown as the form's error), nothing saved.
+    const status = await forgePost(page, `${world.server.url}${list}`, { name: "Second", url: targetUrl, interval: "60", expected_status: "200-299" })
+    assert.strictEqual(status, 400)
+    assert.strictEqual(await monitorCount(), 1)
+    await expectAccessible(page)
+    await screenshot(page, "settings-monitors-free-limit")
+    await page.close()
+  }, 120_000)
 })

@@ -78,7 +78,9 @@ export default function MonitorsList({ loaderData, actionData }: Route.Component
         <div className="page-head">
           <h1>Website monitors</h1>
           <p className="muted" id="monitor-usage">
-            {limit.limit === null ? `${limit.used} monitors · unlimited on ${plan}` : `${limit.used} of ${limit.limit} monitors on ${plan}`}
+            {limit.limit === null
+              ? `${limit.used} ${limit.used === 1 ? "monitor" : "monitors"} · unlimited on ${plan}`
+              : `${limit.used} of ${limit.limit} ${limit.limit === 1 ? "monitor" : "monitors"} on ${plan}`}
           </p>
         </div>
         {monitors.length === 0 ? <p className="muted empty">No monitors yet: add your own endpoints below and they are checked every minute.</p> : (
@@ -120,7 +122,7 @@ export default function MonitorsList({ loaderData, actionData }: Route.Component
           <section className="panel" aria-labelledby="add-monitor">
             <h2 id="add-monitor">Add a monitor</h2>
             {full
-              ? <p className="form-error" role="status">The {plan} plan allows {limit.limit} website monitors and all are in use: delete one or move to a larger plan to add another.</p>
+              ? <p className="form-error" role="status">The {plan} plan allows {limit.limit} website {limit.limit === 1 ? "monitor" : "monitors"} and {limit.limit === 1 ? "it is" : "all are"} in use: delete one or move to a larger plan to add another.</p>
               : (
                 <Form method="post" noValidate>
                   <CsrfField />
