@@ -92,7 +92,7 @@ export function ResponseChart({ checks }: { readonly checks: ReadonlyArray<Monit
   const y = (v: number) => pad.top + (1 - v / top) * (height - pad.top - pad.bottom)
   const line = points.map((c, i) => `${x(i).toFixed(1)},${y(c.latency_ms).toFixed(1)}`).join(" ")
   const avg = Math.round(points.reduce((s, c) => s + c.latency_ms, 0) / points.length)
-  const label = `Response time of the last ${points.length} checks: average ${avg} ms, highest ${max} ms`
+  const label = `Response time of the last ${points.length === 1 ? "check" : `${points.length} checks`}: average ${avg} ms, highest ${max} ms`
   return (
     <figure className="chart">
       <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={label} preserveAspectRatio="none">

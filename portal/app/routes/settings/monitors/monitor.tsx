@@ -67,6 +67,9 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   }
 }
 
+/** The unit shown after a setting's value in the read-only view. */
+const units: Record<string, string> = { interval: " s", timeout: " ms", alert_threshold: " failures" }
+
 const iso = (d: DateTime.Utc | null) => d === null ? null : DateTime.formatIso(d)
 
 const decodePatch = Schema.decodeUnknownResult(MonitorPatch)
@@ -207,7 +210,7 @@ export default function MonitorPage({ loaderData, actionData }: Route.ComponentP
           : (
             <dl className="facts">
               {Object.entries(loaderData.values).filter(([k, v]) => v !== "" && !k.startsWith("auth_")).map(([k, v]) => (
-                <div key={k}><dt>{k.replace(/_/g, " ")}</dt><dd>{v}</dd></div>
+                <div key={k}><dt>{k.replace(/_/g, " ")}</dt><dd>{v}{units[k] ?? ""}</dd></div>
               ))}
               <div><dt>authentication</dt><dd>{monitor.auth}</dd></div>
             </dl>
