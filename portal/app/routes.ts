@@ -38,6 +38,9 @@ export default [
     route("tv", "routes/settings/tv.tsx"),
     // end stacks
     // monitors + custom sources
+    route("monitors", "routes/settings/monitors/list.tsx"),
+    route("monitors/:id", "routes/settings/monitors/monitor.tsx"),
+    route("sources", "routes/settings/sources.tsx"),
     // end monitors + custom sources
     // team + api keys + audit + profile
     route("team", "routes/settings/team.tsx"),

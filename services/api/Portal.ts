@@ -8,8 +8,12 @@ import { StatusHistory } from "../history/StatusHistory.ts"
 import { Oidc } from "../identity/Oidc.ts"
 import { Sessions } from "../identity/Sessions.ts"
 import { Users } from "../identity/Users.ts"
+import { Fetcher } from "../adapters/Fetcher.ts"
+import { MonitorAgents } from "../monitors/MonitorAgents.ts"
 import { Alerts } from "../orgs/Alerts.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
+import { CustomSources } from "../orgs/CustomSources.ts"
+import { Monitors } from "../orgs/Monitors.ts"
 import { LiveTargets } from "../orgs/LiveTargets.ts"
 import { Members } from "../orgs/Members.ts"
 import { Organizations } from "../orgs/Organizations.ts"
@@ -108,5 +112,9 @@ export const PortalRoutesLive = PortalRoutes.pipe(
   Layer.provide(Layer.mergeAll(ApiKeys.layer, Organizations.layer, Users.layer, Sessions.layer, Sources.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer)),
   Layer.provide(Layer.mergeAll(Alerts.layer, Members.layer, Oidc.layer)),
   Layer.provide(TvLinks.layer.pipe(Layer.provideMerge(Stacks.layer), Layer.provide(LiveTargets.layer))),
-  Layer.provide(Layer.mergeAll(Organizations.layer, SecretBox.layer))
+  Layer.provide(Layer.mergeAll(Organizations.layer, SecretBox.layer)),
+  // monitors + custom sources: the same layers as the API's handlers (services/api/Monitors, CustomSources)
+  Layer.provide(Layer.mergeAll(Monitors.layer, CustomSources.layer)),
+  Layer.provide(Layer.mergeAll(SecretBox.layer, MonitorAgents.layer, Fetcher.layer))
+  // end monitors + custom sources
 )

@@ -5,6 +5,8 @@ import type { Sessions } from "../identity/Sessions.ts"
 import type { Users } from "../identity/Users.ts"
 import type { Alerts } from "../orgs/Alerts.ts"
 import type { ApiKeys } from "../orgs/ApiKeys.ts"
+import type { CustomSources } from "../orgs/CustomSources.ts"
+import type { Monitors } from "../orgs/Monitors.ts"
 import type { Members } from "../orgs/Members.ts"
 import type { Organizations } from "../orgs/Organizations.ts"
 import type { StackBoard } from "../orgs/StackBoard.ts"
@@ -17,7 +19,21 @@ import type { Sources } from "./Sources.ts"
  * own instances (services/api/Portal.ts passes its context), never a second
  * runtime. Add a service here and to `PortalRoutes`' layer to use it in a page.
  */
-export type PortalServices = Alerts | ApiKeys | Members | Oidc | Organizations | Users | Sessions | Sources | Stacks | StackBoard | StatusHistory | TvLinks
+export type PortalServices =
+  | Alerts
+  | ApiKeys
+  | CustomSources
+  | Members
+  | Monitors
+  | Oidc
+  | Organizations
+  | Users
+  | Sessions
+  | Sources
+  | Stacks
+  | StackBoard
+  | StatusHistory
+  | TvLinks
 
 /** What the server hands each portal request (portal/app/context.ts puts it in React Router's context). */
 export interface PortalRuntime {

@@ -8,6 +8,7 @@ import {
   type Uptime,
   uptimeDays
 } from "../domain/History.ts"
+import { maxCheckLog, type MonitorCheckLogEntry } from "../domain/api/Monitors.ts"
 import { ClickHouse, type ClickHouseError } from "../platform/ClickHouse.ts"
 
 /** ClickHouse did not answer a history read; the pages that show history show the rest without it. */
@@ -32,6 +33,20 @@ const SubjectRows = Schema.Struct({
 })
 type SubjectRows = typeof SubjectRows.Type
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(SubjectRows))
+
+/** A monitor's check as `monitorChecks` selects it (`t`: Unix milliseconds). */
+const decodeChecks = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
+  t: Schema.Number,
+  status: Schema.String,
+  latency_ms: Schema.Number,
+  http_status: Schema.Number,
+  error: Schema.String,
+  dns_ms: Schema.Number,
+  connect_ms: Schema.Number,
+  tls_ms: Schema.Number,
+  first_byte_ms: Schema.Number,
+  tls_days_left: Schema.NullOr(Schema.Number)
+})))
 
 /** The counts a cell or an uptime figure is computed from. */
 interface Counts {
@@ -162,6 +177,8 @@ export class StatusHistory extends Context.Service<StatusHistory, {
   ): Effect.Effect<{ readonly source: StatusStrip; readonly components: ReadonlyArray<StatusStrip> }, HistoryUnavailable>
   /** Each subject's uptime over the last `days` UTC days, today included (default 30), in the order asked. */
   uptime(subjects: ReadonlyArray<HistorySubject>, days?: number): Effect.Effect<ReadonlyArray<Uptime>, HistoryUnavailable>
+  /** A website monitor's latest checks (`check_results`), newest first: the check log and its response-time chart. */
+  monitorChecks(id: string, limit: number): Effect.Effect<ReadonlyArray<MonitorCheckLogEntry>, HistoryUnavailable>
 }>()("statusgrid/history/StatusHistory") {
   static readonly layer = Layer.effect(StatusHistory, Effect.gen(function*() {
     const ch = yield* ClickHouse
@@ -260,6 +277,21 @@ export class StatusHistory extends Context.Service<StatusHistory, {
       return subjects.map((s) => uptimeOf(total(rows.get(subjectKey(s.kind, s.id, s.component)), 0, 1), range.from, range.to))
     })
 
-    return StatusHistory.of({ forSubjects, forSource, uptime })
+    const monitorChecks = Effect.fn("StatusHistory.monitorChecks")(function*(id: string, limit: number) {
+      const rows = yield* ch.query(
+        `SELECT toFloat64(toUnixTimestamp64Milli(checked_at)) AS t, status, latency_ms, http_status, error,
+           dns_ms, connect_ms, tls_ms, first_byte_ms, tls_days_left
+         FROM check_results
+         WHERE subject_kind = 'monitor' AND subject_id = {id:String} AND component_id = ''
+         ORDER BY checked_at DESC LIMIT {limit:UInt32}`,
+        { id, limit: Math.max(1, Math.min(maxCheckLog, Math.floor(limit))) }
+      ).pipe(
+        Effect.mapError((cause: ClickHouseError) => new HistoryUnavailable({ cause })),
+        Effect.flatMap((rows) => decodeChecks(rows).pipe(Effect.orDie))
+      )
+      return rows.map(({ t, ...row }): MonitorCheckLogEntry => ({ checked_at: new Date(t).toISOString(), ...row }))
+    })
+
+    return StatusHistory.of({ forSubjects, forSource, uptime, monitorChecks })
   }))
 }

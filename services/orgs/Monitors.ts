@@ -1,8 +1,9 @@
 import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { Conflict, type Forbidden, InvalidParameter, NotFound, type PlanLimitReached } from "../domain/api/Errors.ts"
-import { MonitorRecord, type MonitorPatch, type MonitorSaved } from "../domain/api/Monitors.ts"
-import { AuthType, type MonitorAuth, MonitorState } from "../domain/Monitor.ts"
+import { type MonitorCheckResult, MonitorRecord, type MonitorPatch, type MonitorSaved } from "../domain/api/Monitors.ts"
+import { AuthType, type MonitorAuth, MonitorAuth as MonitorAuthSchema, MonitorState } from "../domain/Monitor.ts"
+import { requestFromSettings, runCheck } from "../monitors/HttpCheck.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
@@ -95,6 +96,8 @@ export const toMonitorRecord = (row: MonitorRow): MonitorRecord => ({
 })
 
 const encodeRecord = Schema.encodeSync(MonitorRecord)
+const secretRows = rowsOf("monitors", Schema.Struct({ auth_secret: Schema.NullOr(Schema.Uint8Array) }))
+const decodeAuth = Schema.decodeUnknownEffect(Schema.fromJsonString(MonitorAuthSchema))
 
 /** Stands in for stored credentials while validating merged settings: only their presence matters there. */
 const authPlaceholder = (type: AuthType): MonitorAuth | undefined =>
@@ -169,13 +172,15 @@ export class Monitors extends Context.Service<Monitors, {
   pause(principal: Principal, id: string): Effect.Effect<MonitorRecord, Forbidden | NotFound>
   resume(principal: Principal, id: string): Effect.Effect<MonitorRecord, Forbidden | NotFound>
   remove(principal: Principal, id: string): Effect.Effect<void, Forbidden | NotFound>
+  /** Runs one check at once with the stored settings and credentials (a trial: state, alerts and check log untouched). */
+  checkNow(principal: Principal, id: string): Effect.Effect<MonitorCheckResult, Forbidden | NotFound>
 }>()("statusgrid/orgs/Monitors") {
   static readonly layer = Layer.effect(
     Monitors,
     Effect.gen(function*() {
       const sql = yield* SqlClient
       const box = yield* SecretBox
-      const { allowPrivate } = yield* MonitorAgents
+      const { allowPrivate, pool } = yield* MonitorAgents
       const reloads = yield* Effect.serviceOption(ShardReloads)
 
       /** Tells the monitor's shard, when this process reaches the shards; bounded, as the shards also refresh on their own. */
@@ -371,6 +376,24 @@ export class Monitors extends Context.Service<Monitors, {
         yield* reload(id)
       })
 
+      const checkNow = Effect.fn("Monitors.checkNow")(function*(principal: Principal, id: string) {
+        // It sends a request (with the stored credentials) on the organization's behalf: an editor's action.
+        yield* requirePermission(principal, "content.write")
+        const row = yield* selectOne(principal.organization_id, id, false).pipe(Effect.orDie)
+        if (row === undefined) return yield* notFound(id)
+        const [stored] = yield* sql`SELECT auth_secret FROM monitors WHERE id = ${id}::uuid`.pipe(
+          Effect.flatMap(secretRows),
+          Effect.orDie
+        )
+        const secret = stored?.auth_secret == null ? undefined : yield* box.open(stored.auth_secret).pipe(
+          Effect.flatMap((json) => decodeAuth(json)),
+          Effect.orDie
+        )
+        const request = requestFromSettings(settingsOfRow(row, secret))
+        const outcome = yield* Effect.promise(() => runCheck(request, { agentPool: pool, allowPrivate }))
+        return { ...outcome, tls: outcome.tls ?? null } satisfies MonitorCheckResult
+      })
+
       // The audit log, limits and paging run on this layer's connection (and so inside its transactions).
       const onSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) => Effect.provideService(effect, SqlClient, sql)
       return Monitors.of({
@@ -382,7 +405,8 @@ export class Monitors extends Context.Service<Monitors, {
         update: (principal, id, patch) => onSql(update(principal, id, patch)),
         pause: (principal, id) => onSql(pause(principal, id)),
         resume: (principal, id) => onSql(resume(principal, id)),
-        remove: (principal, id) => onSql(remove(principal, id))
+        remove: (principal, id) => onSql(remove(principal, id)),
+        checkNow
       })
     })
   )

@@ -171,5 +171,33 @@ describe("history API", () => {
         assert.strictEqual(bad.status, 400)
         assert.strictEqual(bad.body.field, "window")
       }))
+
+    it.effect("a monitor's check log: its latest checks newest first, limited; other organizations get 404", () =>
+      Effect.gen(function*() {
+        const tenant = yield* newTenant()
+        const other = yield* newTenant()
+        const created = yield* call("POST", "/monitors", { key: tenant.keys.admin, body: { name: "Log", url: "http://127.0.0.1:9/log" } })
+        assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+        const id = created.body.id as string
+        const now = yield* Clock.currentTimeMillis
+        const start = now - 10 * 60_000
+        yield* write([
+          row("monitor", id, "", start, "up"),
+          row("monitor", id, "", start + 60_000, "down", "connect ECONNREFUSED"),
+          row("monitor", id, "", start + 120_000, "up")
+        ])
+        const r = yield* call("GET", `/monitors/${id}/checks?limit=2`, { key: tenant.keys.viewer })
+        assert.strictEqual(r.status, 200, JSON.stringify(r.body))
+        assert.strictEqual(r.body.id, id)
+        assert.deepStrictEqual(
+          r.body.checks.map((c: { checked_at: string; status: string; error: string }) => [c.checked_at, c.status, c.error]),
+          [[new Date(start + 120_000).toISOString(), "up", ""], [new Date(start + 60_000).toISOString(), "down", "connect ECONNREFUSED"]]
+        )
+        assert.strictEqual(r.body.checks[0].latency_ms, 80)
+        const foreign = yield* call("GET", `/monitors/${id}/checks`, { key: other.keys.admin })
+        assert.strictEqual(foreign.status, 404)
+        const bad = yield* call("GET", `/monitors/${id}/checks?limit=0`, { key: tenant.keys.viewer })
+        assert.strictEqual(bad.status, 400)
+      }))
   })
 })

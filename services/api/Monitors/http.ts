@@ -22,6 +22,13 @@ export const MonitorsHttpNoDeps = HttpApiBuilder.group(
       pause: ({ params }) => CurrentPrincipal.use((p) => monitors.pause(p, params.id)),
       resume: ({ params }) => CurrentPrincipal.use((p) => monitors.resume(p, params.id)),
       delete: ({ params }) => CurrentPrincipal.use((p) => monitors.remove(p, params.id)),
+      check: ({ params }) => CurrentPrincipal.use((p) => monitors.checkNow(p, params.id)),
+      checks: ({ params, query }) =>
+        CurrentPrincipal.use((p) => monitors.get(p, params.id)).pipe(
+          Effect.andThen((monitor) => history.monitorChecks(monitor.id, query.limit ?? 50)),
+          Effect.map((checks) => ({ id: params.id, checks })),
+          Effect.catchTag("HistoryUnavailable", Effect.die)
+        ),
       // The monitor is read first: the organization's own, with the same access as `get`.
       history: ({ params, query }) =>
         CurrentPrincipal.use((p) => monitors.get(p, params.id)).pipe(

@@ -34,6 +34,79 @@ export const MonitorSaved = Schema.Struct({
 }).annotate({ identifier: "MonitorSaved" })
 export type MonitorSaved = typeof MonitorSaved.Type
 
+/** The phases of one check, in milliseconds (summed over redirects; 0 on a kept-alive connection). */
+export const CheckPhases = Schema.Struct({
+  dns_ms: Schema.Number,
+  connect_ms: Schema.Number,
+  tls_ms: Schema.Number,
+  first_byte_ms: Schema.Number,
+  total_ms: Schema.Number
+}).annotate({ identifier: "CheckPhases" })
+
+/** The certificate of an https check. */
+export const CheckCertificate = Schema.Struct({
+  valid_to: Schema.String.annotate({ format: "date-time" }),
+  days_left: Schema.Int,
+  issuer: Schema.String,
+  subject: Schema.String,
+  authorized: Schema.Boolean,
+  authorization_error: Schema.String
+}).annotate({ identifier: "CheckCertificate" })
+
+/**
+ * `POST /monitors/{id}/check`: one check run at once with the monitor's
+ * settings (credentials included), its outcome shown to the caller. A trial:
+ * the monitor's state, alerts and check log are the scheduled checks' alone.
+ */
+export const MonitorCheckResult = Schema.Struct({
+  status: Schema.Literals(["up", "degraded", "down"]),
+  http_status: Schema.Int.annotate({ description: "0 when there was no response." }),
+  error_code: Schema.String,
+  error: Schema.String,
+  phases: CheckPhases,
+  reused: Schema.Boolean,
+  redirects: Schema.Int,
+  final_url: Schema.String,
+  bytes: Schema.Int,
+  truncated: Schema.Boolean,
+  tls: Schema.NullOr(CheckCertificate),
+  checked_at: Schema.String.annotate({ format: "date-time" })
+}).annotate({ identifier: "MonitorCheckResult" })
+export type MonitorCheckResult = typeof MonitorCheckResult.Type
+
+/** One scheduled check of a monitor as the check log (ClickHouse `check_results`) holds it. */
+export const MonitorCheckLogEntry = Schema.Struct({
+  checked_at: Schema.String.annotate({ format: "date-time" }),
+  status: Schema.String,
+  latency_ms: Schema.Number,
+  http_status: Schema.Number,
+  error: Schema.String,
+  dns_ms: Schema.Number,
+  connect_ms: Schema.Number,
+  tls_ms: Schema.Number,
+  first_byte_ms: Schema.Number,
+  tls_days_left: Schema.NullOr(Schema.Number)
+}).annotate({ identifier: "MonitorCheckLogEntry" })
+export type MonitorCheckLogEntry = typeof MonitorCheckLogEntry.Type
+
+/** `GET /monitors/{id}/checks`: the latest checks, newest first. */
+export const MonitorCheckLog = Schema.Struct({
+  id: Schema.String,
+  checks: Schema.Array(MonitorCheckLogEntry)
+}).annotate({ identifier: "MonitorCheckLog" })
+export type MonitorCheckLog = typeof MonitorCheckLog.Type
+
+/** Most checks one read of the log returns. */
+export const maxCheckLog = 500
+
+export const CheckLogQuery = {
+  limit: Schema.optional(Schema.String.pipe(
+    Schema.check(Schema.isPattern(/^[0-9]{1,9}$/u)),
+    Schema.annotate({ description: `Checks to return, 1 to ${maxCheckLog}; 50 when absent.` }),
+    Schema.decodeTo(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: maxCheckLog })), SchemaTransformation.numberFromString)
+  ))
+}
+
 const input = MonitorInput.fields
 
 /** A create field's own schema, without the default MonitorInput gives it (a patch leaves absent fields as they are). */
@@ -101,6 +174,21 @@ export class MonitorsGroup extends HttpApiGroup.make("monitors")
       .annotateMerge(OpenApi.annotations({ summary: "Stop checking a monitor (Admin, Member)" })),
     HttpApiEndpoint.post("resume", "/monitors/:id/resume", { params: IdParams, success: MonitorRecord, error: [Forbidden, NotFound] })
       .annotateMerge(OpenApi.annotations({ summary: "Check a paused monitor again, from the pending state (Admin, Member)" })),
+    HttpApiEndpoint.post("check", "/monitors/:id/check", {
+      params: IdParams,
+      success: MonitorCheckResult,
+      error: [Forbidden, NotFound]
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Run one check now and return its outcome (Admin, Member)",
+      description: "The monitor's settings and credentials, its phases (DNS, connect, TLS, first byte) and certificate. " +
+        "A trial: the state, alerts and check log stay the scheduled checks'."
+    })),
+    HttpApiEndpoint.get("checks", "/monitors/:id/checks", {
+      params: IdParams,
+      query: CheckLogQuery,
+      success: MonitorCheckLog,
+      error: [Forbidden, NotFound]
+    }).annotateMerge(OpenApi.annotations({ summary: "The latest scheduled checks of a monitor, newest first (limit 1-500, default 50)" })),
     HttpApiEndpoint.get("history", "/monitors/:id/history", {
       params: IdParams,
       query: HistoryQuery,

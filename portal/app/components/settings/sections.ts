@@ -15,6 +15,8 @@ export interface SettingsSection {
 export const settingsSections: ReadonlyArray<SettingsSection> = [
   // sections: one line each, in the order of the navigation
   { path: "stacks", label: "Stacks", needs: "view" },
+  { path: "monitors", label: "Website monitors", needs: "view" },
+  { path: "sources", label: "Custom sources", needs: "view" },
   { path: "tv", label: "TV links", needs: "view" },
   { path: "team", label: "Team", needs: "view" },
   { path: "api-keys", label: "API keys", needs: "members.manage" },
