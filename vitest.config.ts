@@ -8,7 +8,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["services/**/*.test.ts", "bench/**/*.test.ts"] }
+        test: { name: "unit", include: ["services/**/*.test.ts", "bench/**/*.test.ts", "portal/app/**/*.test.ts"] }
       },
       {
         extends: true,

@@ -110,11 +110,7 @@ describe("TV mode in Chromium", () => {
     await page.close()
   })
 
-  // Skipped: in the last runs the screen came back but did not show a status changed while the server was
-  // down (the banner stayed operational for 90 s). Cause not found yet; first item of the next session
-  // (#14 closing note). The test stays as the specification of the behaviour.
-  // oxlint-disable-next-line vitest/no-disabled-tests
-  it.skip("survives a network drop: 'Reconnecting…' with the last update time, then live again with what changed meanwhile", async () => {
+  it("survives a network drop: 'Reconnecting…' with the last update time, then live again with what changed meanwhile", async () => {
     const gateway = await manualSource(world, "Payment gateway")
     const stack = await stackOf(world, "Payments", [gateway.key])
     const created = await world.api("POST", "/tv-links", { name: "Ops wall", stack_ids: [stack.id], rotation_s: 30 })

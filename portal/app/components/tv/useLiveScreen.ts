@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react"
 import { statusLooks } from "#services/domain/StatusWords.ts"
 import type { ScreenData, ScreenItem, ScreenLinks } from "./screen.ts"
+import { stateReader } from "./stateReader.ts"
 
 /** A change seen live: an item whose status moved while the screen was open. */
 export interface LiveChange {
@@ -16,8 +17,6 @@ export type Connection = "connecting" | "live" | "reconnecting"
 const maxChanges = 20
 /** Without a working stream the state is read again this often (the spec's 30 s refresh). */
 const fallbackMs = 30_000
-/** A burst of deltas reads the state once. */
-const debounceMs = 250
 
 /** The items whose shown status differs between two states, as changes. */
 const changesBetween = (before: ScreenData, after: ScreenData, at: string): Array<LiveChange> => {
@@ -43,7 +42,9 @@ export const changeText = (change: LiveChange) =>
  * Keeps a screen's state live: one EventSource on the screen's stream; each
  * `delta` (debounced), each `resync` and each reconnection reads the state
  * again from `links.state` (the same service reads as the page's loader) and
- * records the items whose status moved as changes. The stream reconnects by
+ * records the items whose status moved as changes. Reads go through
+ * `stateReader` (one at a time, bounded, retried until one succeeds), so a
+ * reconnection's resync is never lost to a failed read. The stream reconnects by
  * itself (its `retry:` hint); if it closes for good, a new one is opened with
  * a growing delay (2 s to 30 s). While it is down the state is read every
  * 30 s, and the last state stays on screen. A state read answering 404 (the
@@ -66,47 +67,19 @@ export function useLiveScreen(initial: ScreenData, links: ScreenLinks) {
     let closed = false
     let source: EventSource | undefined
     let reopen: ReturnType<typeof setTimeout> | undefined
-    let debounce: ReturnType<typeof setTimeout> | undefined
     let delay = 2_000
-    let opened = false
-    let reading = false
-    let again = false
-
-    const read = async () => {
-      if (reading) {
-        again = true
-        return
-      }
-      reading = true
-      try {
-        const response = await fetch(links.state, { headers: { accept: "application/json" }, cache: "no-store" })
-        if (response.status === 404) {
-          window.location.reload()
-          return
-        }
-        if (!response.ok) return
-        const next = (await response.json()) as ScreenData
-        if (closed) return
+    const reader = stateReader<ScreenData>({
+      url: links.state,
+      onGone: () => window.location.reload(),
+      onState: (next) => {
         const found = changesBetween(current.current, next, next.read_at)
         current.current = next
         setScreen(next)
         setUpdatedAt(next.read_at)
         if (found.length > 0) setChanges((list) => [...found.toReversed(), ...list].slice(0, maxChanges))
-      } catch {
-        // Offline: keep what is on screen; the stream's reconnection or the fallback reads again.
-      } finally {
-        reading = false
-        if (again && !closed) {
-          again = false
-          void read()
-        }
       }
-    }
-
-    const soon = () => {
-      clearTimeout(debounce)
-      debounce = setTimeout(() => void read(), debounceMs)
-    }
+    })
+    const { read, soon } = reader
 
     const open = () => {
       if (closed) return
@@ -114,9 +87,9 @@ export function useLiveScreen(initial: ScreenData, links: ScreenLinks) {
       source.addEventListener("hello", () => {
         setConnection("live")
         delay = 2_000
-        // A reconnection may have missed deltas: read the state again (the first hello follows the page's own read).
-        if (opened) soon()
-        opened = true
+        // Every (re)connection reads the state: deltas sent before it (or while a reconnection was
+        // under way) are not replayed. Also the first: the page's own data may be older than the stream.
+        soon()
       })
       source.addEventListener("delta", soon)
       source.addEventListener("resync", soon)
@@ -126,7 +99,7 @@ export function useLiveScreen(initial: ScreenData, links: ScreenLinks) {
         if (source?.readyState === EventSource.CLOSED) {
           source.close()
           // Closed for good (an error status, the server gone): check the link still exists, then open anew.
-          void read()
+          read()
           reopen = setTimeout(open, delay)
           delay = Math.min(delay * 2, 30_000)
         }
@@ -135,7 +108,7 @@ export function useLiveScreen(initial: ScreenData, links: ScreenLinks) {
 
     open()
     const fallback = setInterval(() => {
-      if (source?.readyState !== EventSource.OPEN) void read()
+      if (source?.readyState !== EventSource.OPEN) read()
     }, fallbackMs)
     const online = () => soon()
     window.addEventListener("online", online)
@@ -143,7 +116,7 @@ export function useLiveScreen(initial: ScreenData, links: ScreenLinks) {
       closed = true
       source?.close()
       clearTimeout(reopen)
-      clearTimeout(debounce)
+      reader.stop()
       clearInterval(fallback)
       window.removeEventListener("online", online)
     }
