@@ -1,9 +1,10 @@
 import type { ReactNode } from "react"
-import { isRouteErrorResponse, Link, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteLoaderData } from "react-router"
+import { isRouteErrorResponse, Link, Links, Meta, Outlet, Scripts, ScrollRestoration } from "react-router"
 import type { Route } from "./+types/root.ts"
 import stylesheet from "./app.css?url"
 import { Header } from "./components/Header.tsx"
-import { optionalUser } from "./lib/session.server.ts"
+import { headerViewer, optionalUser } from "./lib/session.server.ts"
+import { useViewer } from "./lib/viewer.ts"
 
 export const links: Route.LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
@@ -13,19 +14,12 @@ export const links: Route.LinksFunction = () => [
 /** Who is signed in, for the header and every form's CSRF field (never the session token). */
 export async function loader({ request, context }: Route.LoaderArgs) {
   const viewer = await optionalUser(context, request)
-  return {
-    viewer: viewer && {
-      name: viewer.user.name || viewer.user.email,
-      email: viewer.user.email,
-      csrf: viewer.session.csrf_token,
-      organizations: viewer.organizations.map((o) => ({ slug: o.slug, name: o.name }))
-    }
-  }
+  return { viewer: viewer && headerViewer(viewer) }
 }
 export type RootData = Awaited<ReturnType<typeof loader>>
 
 export function Layout({ children }: { readonly children: ReactNode }) {
-  const data = useRouteLoaderData<RootData>("root")
+  const viewer = useViewer()
   return (
     <html lang="en">
       <head>
@@ -37,7 +31,7 @@ export function Layout({ children }: { readonly children: ReactNode }) {
       </head>
       <body>
         <a className="skip-link" href="#main">Skip to content</a>
-        <Header viewer={data?.viewer} />
+        <Header viewer={viewer} />
         <main id="main">{children}</main>
         <ScrollRestoration />
         <Scripts />
@@ -80,6 +74,20 @@ export function NotFound() {
 
 /** The spec's 419: the form was older than the session (signed out, expired, or a forged token). */
 function Expired() {
+  const viewer = useViewer()
+  if (viewer) {
+    return (
+      <section className="panel narrow message-page">
+        <title>This page has expired · statusgrid</title>
+        <p className="eyebrow">Error 419</p>
+        <h1>This page has expired</h1>
+        <p>The form was opened before your current session began, or too long ago. Nothing was changed; open the page again and retry.</p>
+        <p className="actions">
+          <a href="/" className="button">Go back to the start page</a>
+        </p>
+      </section>
+    )
+  }
   return (
     <section className="panel narrow message-page">
       <title>This page has expired · statusgrid</title>

@@ -35,6 +35,7 @@ export const publicDelta = (delta: Delta) =>
       status: delta.status,
       previous_status: delta.previous_status,
       components: delta.components,
+      incidents: delta.incidents === true,
       at: delta.at
     }
     : { kind: "monitor" as const, id: delta.id, status: delta.state, previous_status: delta.previous_state, at: delta.at }

@@ -107,7 +107,16 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* router.add("POST", "/*", page)
 }))
 
-/** `PortalRoutes` with the services its pages use, over the server's SqlClient. */
+/**
+ * `PortalRoutes` with the services its pages use, over the server's SqlClient.
+ * These are the very layer values the API's groups provide (`Sources.layer`,
+ * `Stacks.layer`, …; services/api/ApiHttp.ts): the server builds `routes`
+ * (services/api/Http.ts) as one layer graph, where a layer is built once and
+ * shared by reference, so the pages and the API use the same instances (one
+ * `Sources` micro-cache, one `Sessions`). Provide the same values here, never
+ * a `Layer.fresh` or a layer made anew by a function call, or the portal gets
+ * its own copies (test/browser/shared-services.test.ts catches that).
+ */
 export const PortalRoutesLive = PortalRoutes.pipe(
   Layer.provide(Layer.mergeAll(ApiKeys.layer, Organizations.layer, Users.layer, Sessions.layer, Sources.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer)),
   Layer.provide(Layer.mergeAll(Alerts.layer, Members.layer, Oidc.layer)),

@@ -102,6 +102,11 @@ export const SourceDelta = Schema.Struct({
   components: Schema.Array(Schema.Struct({ id: Schema.String, status: Schema.String })),
   /** Ids of the events written to `sg:events` with this change. */
   events: Schema.Array(Schema.String),
+  /**
+   * true when the change opened, updated or resolved an incident or a maintenance (its events say
+   * so): live pages read their incident lists again at once, whatever the statuses did. Absent: no.
+   */
+  incidents: Schema.optional(Schema.Boolean),
   at: Schema.String
 })
 export type SourceDelta = typeof SourceDelta.Type

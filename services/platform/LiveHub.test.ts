@@ -7,13 +7,14 @@ import * as MemoryBus from "./Bus/Memory.ts"
 import { emptyFilter, type LiveFilter, LiveHub, matches } from "./LiveHub.ts"
 import { RedisKeys } from "./RedisKeys.ts"
 
-const source = (key: string, components: Array<string> = []): Delta => ({
+const source = (key: string, components: Array<string> = [], incidents?: boolean): Delta => ({
   kind: "source",
   key,
   status: "degraded",
   previous_status: "operational",
   components: components.map((id) => ({ id, status: "degraded" })),
   events: [],
+  ...(incidents === undefined ? {} : { incidents }),
   at: "2026-01-01T00:00:00.000Z"
 })
 const monitor = (id: string, organization_id: string): Delta => ({
@@ -39,6 +40,12 @@ describe("live filter", () => {
     expect(matches(filter, source("stripe", ["dashboard"]))).toBe(false)
     expect(matches(filter, source("stripe"))).toBe(false)
     expect(matches(filter, source("github", ["api"]))).toBe(false)
+  })
+
+  it("an incident or maintenance change of a partly shown source passes whichever components moved (the board lists its incidents)", () => {
+    expect(matches(filter, source("stripe", [], true))).toBe(true)
+    expect(matches(filter, source("stripe", ["dashboard"], true))).toBe(true)
+    expect(matches(filter, source("github", [], true))).toBe(false)
   })
 
   it("monitors by id, or every monitor of an organization", () => {

@@ -6,7 +6,8 @@ import { RedisKeys } from "./RedisKeys.ts"
 /**
  * What one subscriber wants from `sg:deltas`: whole sources by key, some
  * components of a source (the source's own component ids, as deltas name
- * them), monitors by id, or every monitor of an organization.
+ * them; the source's incident changes come with them), monitors by id, or
+ * every monitor of an organization.
  */
 export interface LiveFilter {
   readonly sources: ReadonlySet<string>
@@ -24,7 +25,8 @@ export const matches = (filter: LiveFilter, delta: Delta): boolean => {
   if (delta.kind === "monitor") return filter.monitors.has(delta.id) || filter.organizationId === delta.organization_id
   if (filter.sources.has(delta.key)) return true
   const wanted = filter.components.get(delta.key)
-  return wanted !== undefined && delta.components.some((c) => wanted.has(c.id))
+  // A board shows the incidents of every source it holds a part of: an incident change reaches it whichever components moved.
+  return wanted !== undefined && (delta.incidents === true || delta.components.some((c) => wanted.has(c.id)))
 }
 
 /**

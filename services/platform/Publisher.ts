@@ -155,6 +155,7 @@ export class Publisher extends Context.Service<Publisher, {
           previous_status: previous?.status ?? null,
           components: snapshot.components.filter((c) => before.get(c.id) !== c.status).map((c) => ({ id: c.id, status: c.status })),
           events: events.map((e) => e.id),
+          ...(events.some((e) => e.type.startsWith("incident.") || e.type.startsWith("maintenance.")) ? { incidents: true } : {}),
           at: when
         }
         return [

@@ -231,4 +231,64 @@ describe("dashboard and stack page in Chromium", () => {
     assert.include(html, "Mobile app")
     await context.close()
   }, 300_000)
+
+  it("an incident opened on a source a stack shows only part of appears on the open stack page and dashboard without a reload", async () => {
+    const email = "grace@example.com"
+    // A Statuspage source: its summary lists an incident that names no component.
+    const c = critical.find((s) => s.provider === "statuspage_io")!
+    const cComponents = await run(polledComponents(c.key))
+    const stack = await run(Effect.gen(function*() {
+      const admin = yield* adminOf(email, "harbor")
+      const stacks = yield* Stacks
+      const edge = yield* stacks.create(admin, { name: "Edge" })
+      yield* stacks.addItem(admin, edge.id, { kind: "component", component_id: cComponents[0]!.id })
+      return edge
+    }).pipe(Effect.orDie))
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    try {
+      const page = await context.newPage()
+      await page.goto(`${server.url}/signin`)
+      await page.getByLabel("E-mail").fill(email)
+      await page.getByLabel("Password").fill("compilers since 1952")
+      await page.getByRole("button", { name: "Sign in" }).click()
+      await page.waitForURL("**/dashboard/harbor")
+      const dashboard = await context.newPage()
+      await dashboard.goto(`${server.url}/dashboard/harbor`)
+      await page.goto(`${server.url}/dashboard/harbor/stacks/${stack.slug}`)
+      const title = "Edge cache purge delays"
+      for (const p of [page, dashboard]) {
+        await p.locator('[data-live="live"]').waitFor({ timeout: 60_000 })
+        assert.strictEqual(await p.getByText(title).count(), 0)
+      }
+      // Set on the open page: a reload would drop it.
+      assert.isTrue(await page.evaluate("window.__notReloaded = true") as boolean)
+      step("stack page and dashboard live; opening an incident that changes none of the stack's components")
+      // No component named, no status given: the incident alone changes, none of the stack's components.
+      const opened = await fetch(`${simulatorUrl}/_control/sources/${c.key}/incidents`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ title, impact: "minor" })
+      })
+      assert.strictEqual(opened.status, 201, await opened.text())
+      // The poller reads the source within its 30 s interval and stores the incident...
+      await run(Effect.gen(function*() {
+        const sql = yield* SqlClient
+        for (;;) {
+          const rows = yield* sql`SELECT 1 FROM incidents WHERE title = ${title} AND resolved_at IS NULL`
+          if (rows.length > 0) return
+          yield* Effect.sleep("500 millis")
+        }
+      }).pipe(Effect.timeout("120 seconds"), Effect.orDie))
+      step("the poller stored the incident")
+      // ...and the pages show it from their stream, never reloaded.
+      await page.getByText(title).first().waitFor({ timeout: 60_000 })
+      await dashboard.getByText(title).first().waitFor({ timeout: 60_000 })
+      assert.isTrue(await page.evaluate("window.__notReloaded === true") as boolean, "the stack page was not reloaded")
+      step("the incident appeared live")
+      await screenshot(page, "dashboard-stack-incident-live")
+    } finally {
+      await context.close()
+    }
+  }, 300_000)
 })

@@ -115,11 +115,27 @@ describe("portal in Chromium", () => {
     assert.strictEqual((await response).status(), 419)
     await page.getByRole("heading", { level: 1, name: "This page has expired" }).waitFor()
     assert.strictEqual(await page.title(), "This page has expired · statusgrid")
-    assert.isTrue(await page.getByRole("link", { name: "Sign in again" }).isVisible())
+    // The session is still valid: the header says who is signed in, and its sign-out works (its CSRF token is the session's).
+    const account = page.getByRole("navigation", { name: "Account" })
+    assert.strictEqual((await account.locator(".who").textContent())?.trim(), "Grace Hopper")
+    assert.strictEqual(await account.getByRole("link", { name: "Sign in" }).count(), 0)
+    assert.strictEqual(await page.getByRole("link", { name: "Sign in again" }).count(), 0)
     await screenshot(page, "portal-419")
     // axe needs scripts: the same document, in a page with JavaScript.
     const html = await page.content()
+    await account.getByRole("button", { name: "Sign out" }).click()
+    await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Sign in" }).waitFor()
     await context.close()
+    // Signed out, the same 419 says so and offers to sign in again.
+    const signedOut = await fetch(`${server.url}/orgs/new`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: server.url },
+      body: "csrf=forged-token&name=Navy&slug=navy"
+    })
+    assert.strictEqual(signedOut.status, 419)
+    const signedOutHtml = await signedOut.text()
+    assert.include(signedOutHtml, "Sign in again")
+    assert.notInclude(signedOutHtml, "Grace Hopper")
     const checked = await browser.newPage()
     await checked.goto(server.url)
     await checked.setContent(html)

@@ -1,11 +1,10 @@
 import type { ReactNode } from "react"
-import { useRouteLoaderData } from "react-router"
-import type { RootData } from "../root.tsx"
+import { useViewer } from "../lib/viewer.ts"
 
 /** The session's CSRF token as the hidden `csrf` field every mutating form carries. */
 export function CsrfField() {
-  const root = useRouteLoaderData<RootData>("root")
-  return <input type="hidden" name="csrf" value={root?.viewer?.csrf ?? ""} />
+  const viewer = useViewer()
+  return <input type="hidden" name="csrf" value={viewer?.csrf ?? ""} />
 }
 
 /** A labelled input with its error beside it (aria-describedby), keeping what was typed. */

@@ -4,6 +4,7 @@ import { type User, type UserOrganization, Users } from "#services/identity/User
 import { Effect } from "effect"
 import { data, redirect } from "react-router"
 import { type PortalContext, runEffect } from "./effect.server.ts"
+import type { HeaderViewer } from "./viewer.ts"
 
 /** The signed-in person of a request. */
 export interface Viewer {
@@ -57,12 +58,23 @@ export const requireCsrf = async (context: PortalContext, request: Request, form
   const token = sessionTokenFrom(request.headers.get("cookie"))
   if (token === undefined) throw data({ message: "you are signed out; sign in again" }, { status: 419, statusText: "SessionExpired" })
   const presented = form.get("csrf")
-  return runEffect(context, request, Effect.gen(function*() {
-    const viewer = yield* resolveViewer(token)
-    yield* Sessions.use((s) => s.checkCsrf(viewer.session, typeof presented === "string" ? presented : null))
-    return viewer
-  }))
+  const viewer = await runEffect(context, request, resolveViewer(token))
+  const mismatch = await runEffect(context, request, Sessions.use((s) => s.checkCsrf(viewer.session, typeof presented === "string" ? presented : null)).pipe(
+    Effect.as(undefined),
+    Effect.catchTag("CsrfMismatch", Effect.succeed)
+  ))
+  // The session is still valid: the 419 page's header shows who is signed in (the root loader does not run for it).
+  if (mismatch !== undefined) throw data({ message: mismatch.message, viewer: headerViewer(viewer) }, { status: 419, statusText: "CsrfMismatch" })
+  return viewer
 }
+
+/** What the header and every form's CSRF field know of the signed-in person (never the session token). */
+export const headerViewer = (viewer: Viewer): HeaderViewer => ({
+  name: viewer.user.name || viewer.user.email,
+  email: viewer.user.email,
+  csrf: viewer.session.csrf_token,
+  organizations: viewer.organizations.map((o) => ({ slug: o.slug, name: o.name }))
+})
 
 /**
  * Resource routes (not UI routes, which React Router checks itself) refuse

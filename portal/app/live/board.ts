@@ -5,7 +5,8 @@ import type { ComponentStatus, MonitorState, SourceStatus } from "#services/doma
 /**
  * A `delta` event of the live stream (services/api/README.md "Live updates"):
  * a source's new status with the components that changed (by the source's
- * own ids), or a monitor's new state.
+ * own ids) and whether its incidents or maintenances changed, or a monitor's
+ * new state.
  */
 export type LiveDelta =
   | {
@@ -13,6 +14,8 @@ export type LiveDelta =
     readonly key: string
     readonly status: string
     readonly components: ReadonlyArray<{ readonly id: string; readonly status: string }>
+    /** An incident or maintenance was opened, updated or resolved with this change: the lists are read again now. */
+    readonly incidents: boolean
     readonly at: string
   }
   | { readonly kind: "monitor"; readonly id: string; readonly status: string; readonly at: string }
@@ -37,6 +40,7 @@ export const parseDelta = (text: string): LiveDelta | undefined => {
             ? [{ id: (c as { id: string }).id, status: (c as { status: string }).status }]
             : []
         ),
+        incidents: d["incidents"] === true,
         at: typeof d["at"] === "string" ? d["at"] : new Date().toISOString()
       }
     }

@@ -16,9 +16,10 @@ export interface LiveBoard {
 /** Longest wait before opening a stream again after it was refused or closed (the browser's own retry covers drops). */
 const maxBackoffMs = 30_000
 /**
- * A delta carries statuses, not incidents: this long after a delta (at most
- * once per this time however many arrive) the loader is read again for what
- * came with it (incidents opened or resolved), while statuses changed at once.
+ * A delta carries statuses, and says when incidents or maintenances changed
+ * (then the loader is read again at once). After other deltas the loader is
+ * read again this long later (at most once per this time however many
+ * arrive) for what else came with them, while statuses changed at once.
  */
 const settleMs = 5_000
 
@@ -28,8 +29,9 @@ const settleMs = 5_000
  * session cookie. `delta` events are applied to the board (statuses, banner
  * by the domain rule); `resync`, and every reconnection after a drop,
  * revalidate the loader (deltas are at most once, so state is reloaded, not
- * replayed). New loader data replaces the board. A few seconds after deltas
- * the loader is read again for the incidents that came with them.
+ * replayed). New loader data replaces the board. A delta that opened,
+ * updated or resolved an incident or maintenance reads the loader again at
+ * once; other deltas a few seconds later.
  */
 export function useLiveBoard(loaded: Board, org: string, stack?: string): LiveBoard {
   const [board, setBoard] = useState(loaded)
@@ -68,6 +70,13 @@ export function useLiveBoard(loaded: Board, org: string, stack?: string): LiveBo
         if (delta === undefined) return
         setBoard((current) => applyDelta(current, delta))
         setUpdatedAt(Date.now())
+        if (delta.kind === "source" && delta.incidents) {
+          // The incident lists changed: read them now (this read also covers what a pending settle would).
+          if (settle !== undefined) clearTimeout(settle)
+          settle = undefined
+          void revalidate.current()
+          return
+        }
         settle ??= setTimeout(() => {
           settle = undefined
           void revalidate.current()

@@ -5,7 +5,8 @@ import { Link } from "react-router"
 import type { Route } from "./+types/dashboard.ts"
 import { HealthBanner, StatusBadge } from "../components/StatusBadge.tsx"
 import { RelativeTime } from "../components/RelativeTime.tsx"
-import { fromComponentStatus, fromMonitorState, fromSourceStatus, HealthCounts, IncidentList, LiveIndicator, MaintenanceList, NoScriptRefresh } from "../components/dashboard/Board.tsx"
+import { fromComponentStatus, fromMonitorState, fromSourceStatus, HealthCounts, LiveIndicator, NoScriptRefresh } from "../components/dashboard/Board.tsx"
+import { SidePanels } from "../components/dashboard/SidePanels.tsx"
 import stylesheet from "../components/dashboard/dashboard.css?url"
 import { useLiveBoard } from "../live/useLiveBoard.ts"
 import { runEffect } from "../lib/effect.server.ts"
@@ -64,18 +65,7 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
             <ul className="stack-cards" aria-label="Stacks">
               {board.stacks.map((stack) => <StackCard key={stack.id} org={organization.slug} stack={stack} />)}
             </ul>
-            <aside className="board-side">
-              <section className="panel side-panel" aria-labelledby="incidents-heading">
-                <h2 id="incidents-heading">Open incidents</h2>
-                <IncidentList incidents={board.incidents} headingId="incidents-heading" />
-              </section>
-              {board.maintenances.length === 0 ? null : (
-                <section className="panel side-panel" aria-labelledby="maintenance-heading">
-                  <h2 id="maintenance-heading">Maintenance</h2>
-                  <MaintenanceList maintenances={board.maintenances} headingId="maintenance-heading" />
-                </section>
-              )}
-            </aside>
+            <SidePanels incidents={board.incidents} maintenances={board.maintenances} quietMaintenance />
           </div>
         )}
     </section>

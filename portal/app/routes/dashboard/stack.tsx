@@ -11,12 +11,11 @@ import {
   fromMonitorState,
   fromSourceStatus,
   HealthCounts,
-  IncidentList,
   LiveIndicator,
-  MaintenanceList,
   NoScriptRefresh
 } from "../../components/dashboard/Board.tsx"
 import stylesheet from "../../components/dashboard/dashboard.css?url"
+import { SidePanels } from "../../components/dashboard/SidePanels.tsx"
 import { HistoryStrip, type Strip, StripSkeleton } from "../../components/dashboard/HistoryStrip.tsx"
 import { useLiveBoard } from "../../live/useLiveBoard.ts"
 import { runEffect } from "../../lib/effect.server.ts"
@@ -138,16 +137,7 @@ export default function StackPage({ loaderData }: Route.ComponentProps) {
             </section>
           )}
         </div>
-        <aside className="board-side">
-          <section className="panel side-panel" aria-labelledby="incidents-heading">
-            <h2 id="incidents-heading">Open incidents</h2>
-            <IncidentList incidents={board.incidents} headingId="incidents-heading" />
-          </section>
-          <section className="panel side-panel" aria-labelledby="maintenance-heading">
-            <h2 id="maintenance-heading">Maintenance</h2>
-            <MaintenanceList maintenances={board.maintenances} headingId="maintenance-heading" />
-          </section>
-        </aside>
+        <SidePanels incidents={board.incidents} maintenances={board.maintenances} />
       </div>
     </section>
   )
