@@ -22,6 +22,8 @@ const maxBackoffMs = 30_000
  * arrive) for what else came with them, while statuses changed at once.
  */
 const settleMs = 5_000
+/** After a delta about incidents: extra reads this long after it (the recorder may lag under load). */
+const incidentRereadsMs = [1_500, 15_000]
 
 /**
  * The loader's board kept live: ONE EventSource per page on
@@ -31,7 +33,7 @@ const settleMs = 5_000
  * revalidate the loader (deltas are at most once, so state is reloaded, not
  * replayed). New loader data replaces the board. A delta that opened,
  * updated or resolved an incident or maintenance reads the loader again at
- * once; other deltas a few seconds later.
+ * once; every delta reads it again a few seconds later.
  */
 export function useLiveBoard(loaded: Board, org: string, stack?: string): LiveBoard {
   const [board, setBoard] = useState(loaded)
@@ -54,6 +56,7 @@ export function useLiveBoard(loaded: Board, org: string, stack?: string): LiveBo
     let backoff = 1_000
     let stopped = false
     let settle: ReturnType<typeof setTimeout> | undefined
+    const later: Array<ReturnType<typeof setTimeout>> = []
 
     const open = () => {
       source = new EventSource(url)
@@ -71,11 +74,11 @@ export function useLiveBoard(loaded: Board, org: string, stack?: string): LiveBo
         setBoard((current) => applyDelta(current, delta))
         setUpdatedAt(Date.now())
         if (delta.kind === "source" && delta.incidents) {
-          // The incident lists changed: read them now (this read also covers what a pending settle would).
-          if (settle !== undefined) clearTimeout(settle)
-          settle = undefined
+          // The incident lists changed: read them now and a little later again. The delta is published
+          // before the event recorder has written the incident's rows to PostgreSQL (services/platform/
+          // Publisher.ts), so the first read may not have them yet; the settle below reads once more.
           void revalidate.current()
-          return
+          for (const ms of incidentRereadsMs) later.push(setTimeout(() => void revalidate.current(), ms))
         }
         settle ??= setTimeout(() => {
           settle = undefined
@@ -99,6 +102,7 @@ export function useLiveBoard(loaded: Board, org: string, stack?: string): LiveBo
       stopped = true
       if (timer !== undefined) clearTimeout(timer)
       if (settle !== undefined) clearTimeout(settle)
+      for (const timer of later) clearTimeout(timer)
       source?.close()
     }
   }, [org, stack])
