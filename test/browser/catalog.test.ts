@@ -143,6 +143,8 @@ describe("catalog in Chromium", () => {
     await page.getByLabel("Search", { exact: true }).pressSequentially("acme clo", { delay: 20 })
     await page.waitForURL("**/catalog?q=acme+clo")
     await page.getByRole("link", { name: "Acme Cloud" }).waitFor()
+    // The URL follows the typing before the results do: wait for the list of the last query.
+    await page.waitForFunction("document.querySelectorAll('.source-row').length === 1")
     assert.strictEqual(await rows.count(), 1)
     assert.include(await rows.first().innerText(), "degraded")
     assert.include(await rows.first().innerText(), "Cloud infrastructure")
@@ -248,6 +250,7 @@ describe("catalog in Chromium", () => {
     await page.close()
 
     const missing = await fetch(`${server.url}/sources/no-such-source`)
+    if (missing.status !== 404) console.log("MISSING", missing.status, (await missing.text()).slice(0, 3000))
     assert.strictEqual(missing.status, 404)
   })
 

@@ -282,8 +282,8 @@ describe("dashboard and stack page in Chromium", () => {
       }).pipe(Effect.timeout("120 seconds"), Effect.orDie))
       step("the poller stored the incident")
       // ...and the pages show it from their stream, never reloaded.
-      await page.getByText(title).first().waitFor({ timeout: 60_000 })
-      await dashboard.getByText(title).first().waitFor({ timeout: 60_000 })
+      await page.getByText(title).first().waitFor({ timeout: 90_000 })
+      await dashboard.getByText(title).first().waitFor({ timeout: 90_000 })
       assert.isTrue(await page.evaluate("window.__notReloaded === true") as boolean, "the stack page was not reloaded")
       step("the incident appeared live")
       await screenshot(page, "dashboard-stack-incident-live")

@@ -23,7 +23,7 @@ const maxBackoffMs = 30_000
  */
 const settleMs = 5_000
 /** After a delta about incidents: extra reads this long after it (the recorder may lag under load). */
-const incidentRereadsMs = [1_500, 15_000]
+const incidentRereadsMs = [1_500, 15_000, 45_000]
 
 /**
  * The loader's board kept live: ONE EventSource per page on
