@@ -115,6 +115,10 @@ describe("bad input is never a 500: every write endpoint of the OpenAPI document
         const ids = yield* seedRecords(tenant)
         const other = yield* seedRecords(tenant)
 
+        const added = yield* call("POST", `/stacks/${ids.stack}/items`, { key, body: { kind: "source", source_key: other.catalog.key } })
+        assert.strictEqual(added.status, 201, JSON.stringify(added.body))
+        const item = String(added.body.id)
+
         /** A valid body for each write endpoint (and the ids in its path), so that only the part under test is wrong. */
         const valid: Record<string, { readonly path: string; readonly body: () => Record<string, unknown> }> = {
           "post /api/v1/api-keys": { path: "/api-keys", body: bodies.apiKey },
@@ -123,6 +127,7 @@ describe("bad input is never a 500: every write endpoint of the OpenAPI document
           "post /api/v1/stacks": { path: "/stacks", body: bodies.stack },
           "patch /api/v1/stacks/{id}": { path: `/stacks/${ids.stack}`, body: () => ({ name: "Renamed stack" }) },
           "post /api/v1/stacks/{id}/items": { path: `/stacks/${ids.stack}/items`, body: () => ({ kind: "source", source_key: ids.catalog.key }) },
+          "post /api/v1/stacks/{id}/items/{item_id}/move": { path: `/stacks/${ids.stack}/items/${item}/move`, body: () => ({ direction: "up" }) },
           "post /api/v1/monitors": { path: "/monitors", body: bodies.monitor },
           "patch /api/v1/monitors/{id}": { path: `/monitors/${ids.monitor}`, body: () => ({ name: "Renamed monitor" }) },
           "post /api/v1/custom-sources": { path: "/custom-sources", body: bodies.customSource },
