@@ -6,4 +6,7 @@ if (major < 22 || (major === 22 && minor < 22)) {
   console.error(`statusgrid needs Node.js 22.22 or newer (this is ${process.version}); infra/start installs it.`)
   process.exit(1)
 }
+// React's server renderer (loaded by the portal's build) picks its development build, several
+// times slower, unless NODE_ENV is "production"; `npm run dev:portal` sets "development".
+process.env.NODE_ENV ??= "production"
 await import("../services/cli/main.ts")

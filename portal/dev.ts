@@ -15,7 +15,7 @@ build()
 const server = spawn(process.execPath, [Path.join(root, "bin", "statusgrid.js"), "start", ...process.argv.slice(2)], {
   cwd: root,
   stdio: "inherit",
-  env: { ...process.env, PORTAL_DEV: "true" }
+  env: { ...process.env, PORTAL_DEV: "true", NODE_ENV: "development" }
 })
 server.once("exit", (code) => process.exit(code ?? 0))
 

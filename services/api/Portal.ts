@@ -21,7 +21,9 @@ import { StackBoard } from "../orgs/StackBoard.ts"
 import { Stacks } from "../orgs/Stacks.ts"
 import { TvLinks } from "../orgs/TvLinks.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
+import { compressResponse, makeAssetCache } from "./Compression.ts"
 import type { PortalHandler, PortalRuntime, PortalServices } from "./PortalServices.ts"
+import { SourceHistories } from "./SourceHistory.ts"
 import { Sources } from "./Sources.ts"
 
 /** Where `npm run build:portal` writes (portal/build): `client/` for the browser, `server/index.js` for this process. */
@@ -82,12 +84,20 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
     run: (effect, options) => Effect.runPromiseExitWith(context)(effect, options)
   }
   const assets = Path.join(dir, "client", "assets")
+  const compressedAsset = makeAssetCache()
 
   yield* router.add("GET", "/assets/*", Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const name = decodeURIComponent(request.url.split("?")[0]!.slice("/assets/".length))
     const file = Path.join(assets, name)
     if (!assetName.test(name) || !Fs.existsSync(file)) return HttpServerResponse.text("not found\n", { status: 404 })
+    const compressed = compressedAsset(file, request.headers["accept-encoding"] ?? null)
+    if (compressed !== undefined) {
+      return HttpServerResponse.uint8Array(compressed.body, {
+        contentType: compressed.contentType,
+        headers: { ...immutable, "content-encoding": compressed.encoding, vary: "Accept-Encoding" }
+      })
+    }
     return yield* HttpServerResponse.file(file, { headers: immutable }).pipe(Effect.orDie)
   }))
   yield* router.add("GET", "/favicon.ico", HttpServerResponse.redirect("/favicon.svg", { status: 301 }))
@@ -101,7 +111,9 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
     const handler = portal()
     return handler === undefined
       ? Effect.succeed(notBuilt(dir))
-      : HttpEffect.fromWebHandler((request) => handler.then((p) => p.handle(request, runtime)).then(withStatusText))
+      : HttpEffect.fromWebHandler((request) =>
+        handler.then((p) => p.handle(request, runtime)).then((response) => compressResponse(request, withStatusText(response)))
+      )
   })
   yield* router.add("GET", "/*", page)
   yield* router.add("POST", "/*", page)
@@ -118,7 +130,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
  * its own copies (test/browser/shared-services.test.ts catches that).
  */
 export const PortalRoutesLive = PortalRoutes.pipe(
-  Layer.provide(Layer.mergeAll(ApiKeys.layer, Organizations.layer, Users.layer, Sessions.layer, Sources.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer)),
+  Layer.provide(Layer.mergeAll(ApiKeys.layer, Organizations.layer, Users.layer, Sessions.layer, Sources.layer, SourceHistories.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer)),
   Layer.provide(Layer.mergeAll(Alerts.layer, Members.layer, Oidc.layer)),
   Layer.provide(TvLinks.layer.pipe(Layer.provideMerge(Stacks.layer), Layer.provide(LiveTargets.layer))),
   Layer.provide(Layer.mergeAll(Organizations.layer, SecretBox.layer)),

@@ -12,6 +12,7 @@ import type { Organizations } from "../orgs/Organizations.ts"
 import type { StackBoard } from "../orgs/StackBoard.ts"
 import type { Stacks } from "../orgs/Stacks.ts"
 import type { TvLinks } from "../orgs/TvLinks.ts"
+import type { SourceHistories } from "./SourceHistory.ts"
 import type { Sources } from "./Sources.ts"
 
 /**
@@ -30,6 +31,7 @@ export type PortalServices =
   | Users
   | Sessions
   | Sources
+  | SourceHistories
   | Stacks
   | StackBoard
   | StatusHistory

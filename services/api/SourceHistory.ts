@@ -1,19 +1,41 @@
-import { Effect } from "effect"
+import { Config, Context, Effect, Layer } from "effect"
+import type { HistoryUnavailable } from "../history/StatusHistory.ts"
 import type { HistoryWindow, SourceHistory } from "../domain/History.ts"
 import { StatusHistory } from "../history/StatusHistory.ts"
-import { Sources } from "./Sources.ts"
+import { makeMicroCache } from "./MicroCache.ts"
+import { type SourceNotFound, Sources } from "./Sources.ts"
 
 /**
- * A source's status history over `window`: its own strip and one per checked component, named as in
- * `/sources/{key}/components`. One ClickHouse query (StatusHistory.forSource); the API's
- * `GET /sources/{key}/history` and the portal's source page both read it here.
+ * A source's status history over a window: its own strip and one per checked
+ * component, named as in `/sources/{key}/components`. One ClickHouse query
+ * (StatusHistory.forSource) behind the sources' one-second micro-cache
+ * (API_CACHE_MS): the reads are public, the same for every caller, and change
+ * at most once per check. The API's `GET /sources/{key}/history` and the
+ * portal's source page both read it here, through the one instance the server
+ * builds (services/api/Portal.ts), so they share the cache.
  */
-export const sourceHistory = Effect.fn("Sources.history")(function*(key: string, window: HistoryWindow) {
-  const components = yield* Sources.use((s) => s.checkedComponents(key))
-  const read = yield* StatusHistory.use((h) => h.forSource(key, components.map((c) => c.external_id), window))
-  return {
-    key,
-    history: read.source,
-    components: components.map((c, i) => ({ id: c.id, name: c.name, history: read.components[i]! }))
-  } satisfies SourceHistory
-})
+export class SourceHistories extends Context.Service<SourceHistories, {
+  read(key: string, window: HistoryWindow): Effect.Effect<SourceHistory, SourceNotFound | HistoryUnavailable>
+}>()("statusgrid/api/SourceHistories") {
+  static readonly layerNoDeps = Layer.effect(
+    SourceHistories,
+    Effect.gen(function*() {
+      const sources = yield* Sources
+      const history = yield* StatusHistory
+      const cached = makeMicroCache(yield* Config.Int("API_CACHE_MS").pipe(Config.withDefault(1000), Effect.orDie))
+      const read = Effect.fn("Sources.history")(function*(key: string, window: HistoryWindow) {
+        const components = yield* sources.checkedComponents(key)
+        const read = yield* history.forSource(key, components.map((c) => c.external_id), window)
+        return {
+          key,
+          history: read.source,
+          components: components.map((c, i) => ({ id: c.id, name: c.name, history: read.components[i]! }))
+        } satisfies SourceHistory
+      })
+      return SourceHistories.of({ read: (key, window) => cached(`history:${key}:${window}`, read(key, window)) })
+    })
+  )
+
+  /** Over the server's `Sources` and `StatusHistory` (the same layer values, so the same instances). */
+  static readonly layer = SourceHistories.layerNoDeps.pipe(Layer.provide(Layer.mergeAll(Sources.layer, StatusHistory.layer)))
+}

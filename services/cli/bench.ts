@@ -10,7 +10,34 @@ import { runNotifyBench } from "../../bench/notify.ts"
 import { benchStoresLayer, runPollerBench } from "../../bench/poller.ts"
 import { StatusHistory } from "../history/StatusHistory.ts"
 import { ClickHouse } from "../platform/ClickHouse.ts"
+import { firstRenders, portalBenchSeedServices, measureFirstLoadJs, measureLighthouse, measureRenders, portalBenchServer, seedPortalWorld } from "../../bench/portal.ts"
 import { portalLiveBenchServer, runPortalLiveBench } from "../../bench/portalLive.ts"
+
+/**
+ * Runs a benchmark as every one runs: on a fresh embedded DATA_DIR (removed
+ * afterwards) unless DATA_DIR or the stores are configured, with `settings`
+ * over the environment (an environment value wins where `keep` names it), and
+ * logs at Warn and above as JSON on stderr, since stdout is the one JSON line.
+ */
+const inBenchEnvironment = (settings: Record<string, string>, keep: ReadonlyArray<string> = []) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => process.env["DATA_DIR"] === undefined ? Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-")) : undefined),
+      (dataDir) => {
+        const env = process.env
+        const kept = Object.fromEntries(keep.flatMap((name) => env[name] === undefined ? [] : [[name, env[name]!]]))
+        const overrides = ConfigProvider.fromEnvRecord({ ...env, ...(dataDir ? { DATA_DIR: dataDir } : {}), ...settings, ...kept })
+        return effect.pipe(
+          Effect.provide(ConfigProvider.layer(overrides)),
+          Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
+          Effect.provide(Logger.layer([Logger.withConsoleError(Logger.formatJson)]))
+        )
+      },
+      (dataDir) => Effect.sync(() => dataDir && Fs.rmSync(dataDir, { recursive: true, force: true }))
+    )
+
+/** The API's per-key limit lifted: a benchmark drives one key far beyond a person's rate. */
+const noRateLimit = { API_RATE_LIMIT_PER_MINUTE: "100000000" }
 
 const poller = Command.make(
   "poller",
@@ -25,16 +52,8 @@ const poller = Command.make(
     )
   },
   Effect.fn(function*({ sources, duration, interval, shards, simulator }) {
-    // A fresh embedded DATA_DIR unless stores are configured; every source at one interval; the
-    // simulator is one host standing for thousands of providers, so the per-host limit is lifted.
-    const env = process.env
-    const overrides = ConfigProvider.fromEnvRecord({
-      ...env,
-      DATA_DIR: env["DATA_DIR"] ?? Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-")),
-      POLLER_INTERVAL_OVERRIDE_S: String(interval),
-      POLLER_SHARDS: String(shards),
-      POLL_PER_HOST_CONCURRENCY: env["POLL_PER_HOST_CONCURRENCY"] ?? "4096"
-    })
+    // Every source at one interval; the simulator is one host standing for thousands of providers,
+    // so the per-host limit is lifted.
     const result = yield* runPollerBench({
       sources,
       durationS: duration,
@@ -46,8 +65,10 @@ const poller = Command.make(
     }).pipe(
       Effect.provide(benchStoresLayer),
       Effect.scoped,
-      Effect.provide(ConfigProvider.layer(overrides)),
-      Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
+      inBenchEnvironment(
+        { POLLER_INTERVAL_OVERRIDE_S: String(interval), POLLER_SHARDS: String(shards), POLL_PER_HOST_CONCURRENCY: "4096" },
+        ["POLL_PER_HOST_CONCURRENCY"]
+      )
     )
     yield* Console.log(JSON.stringify({ command: `statusgrid bench poller --sources ${sources} --duration ${duration}${simulator === "inprocess" ? " --simulator inprocess" : ""}`, ...result }))
   })
@@ -76,18 +97,8 @@ const monitors = Command.make(
     )
   },
   Effect.fn(function*({ monitors, duration, interval, shards, latency, tls, newConnections }) {
-    // A fresh embedded DATA_DIR (removed afterwards) unless stores are configured. The target is
-    // one loopback host standing for many sites: private addresses allowed, and enough connections
-    // to it for every check in flight (about checks/s x 0.3 s).
-    const env = process.env
-    const dataDir = env["DATA_DIR"] === undefined ? Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-")) : undefined
-    const overrides = ConfigProvider.fromEnvRecord({
-      ...env,
-      ...(dataDir ? { DATA_DIR: dataDir } : {}),
-      POLLER_SHARDS: String(shards),
-      MONITOR_ALLOW_PRIVATE: "true",
-      MONITOR_MAX_SOCKETS_PER_HOST: env["MONITOR_MAX_SOCKETS_PER_HOST"] ?? "512"
-    })
+    // The target is one loopback host standing for many sites: private addresses allowed, and
+    // enough connections to it for every check in flight (about checks/s x 0.3 s).
     const result = yield* runMonitorsBench({
       monitors,
       durationS: duration,
@@ -100,11 +111,10 @@ const monitors = Command.make(
     }).pipe(
       Effect.provide(benchStoresLayer),
       Effect.scoped,
-      Effect.provide(ConfigProvider.layer(overrides)),
-      Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
-      // Logs on stderr: stdout is the one JSON line (the cluster warns while shutting down).
-      Effect.provide(Logger.layer([Logger.withConsoleError(Logger.formatJson)])),
-      Effect.ensuring(Effect.sync(() => dataDir && Fs.rmSync(dataDir, { recursive: true, force: true })))
+      inBenchEnvironment(
+        { POLLER_SHARDS: String(shards), MONITOR_ALLOW_PRIVATE: "true", MONITOR_MAX_SOCKETS_PER_HOST: "512" },
+        ["MONITOR_MAX_SOCKETS_PER_HOST"]
+      )
     )
     const command = `statusgrid bench monitors --monitors ${monitors} --duration ${duration} --interval ${interval}` +
       `${latency === "50-300" ? "" : ` --latency ${latency}`}${tls ? " --tls" : ""}${newConnections ? " --new-connections" : ""}`
@@ -122,23 +132,12 @@ const api = Command.make(
     connections: Flag.Int("connections").pipe(Flag.withDescription("Concurrent connections of the read mix"), Flag.withDefault(16))
   },
   Effect.fn(function*({ duration, connections }) {
-    // A fresh embedded DATA_DIR (removed afterwards) unless stores are configured; no per-key rate
-    // limit in the way of the write mix.
-    const env = process.env
-    const dataDir = env["DATA_DIR"] === undefined ? Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-")) : undefined
-    const overrides = ConfigProvider.fromEnvRecord({
-      ...env,
-      ...(dataDir ? { DATA_DIR: dataDir } : {}),
-      API_RATE_LIMIT_PER_MINUTE: env["API_RATE_LIMIT_PER_MINUTE"] ?? "100000000"
-    })
+    // No per-key rate limit in the way of the write mix.
     const result = yield* runApiBench({ durationS: duration, connections }).pipe(
       Effect.provide(apiBenchServer),
       Effect.provide(benchStoresLayer),
       Effect.scoped,
-      Effect.provide(ConfigProvider.layer(overrides)),
-      Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
-      Effect.provide(Logger.layer([Logger.withConsoleError(Logger.formatJson)])),
-      Effect.ensuring(Effect.sync(() => dataDir && Fs.rmSync(dataDir, { recursive: true, force: true })))
+      inBenchEnvironment(noRateLimit, ["API_RATE_LIMIT_PER_MINUTE"])
     )
     const { bench, ...figures } = result
     yield* Console.log(JSON.stringify({ bench, command: `statusgrid bench api --duration ${duration} --connections ${connections}`, ...figures }))
@@ -166,21 +165,10 @@ const notify = Command.make(
     wait: count("wait", "Seconds to wait for the last deliveries after publishing", 30)
   },
   Effect.fn(function*({ sources, components, rate, duration, warmup, wait }) {
-    // A fresh embedded DATA_DIR (removed afterwards; it also holds the secrets key) unless stores are
-    // configured; the webhook receiver is on 127.0.0.1, so deliveries to private addresses are allowed.
-    const env = process.env
-    const dataDir = env["DATA_DIR"] === undefined ? Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-")) : undefined
-    const overrides = ConfigProvider.fromEnvRecord({
-      ...env,
-      ...(dataDir ? { DATA_DIR: dataDir } : {}),
-      NOTIFIER_ALLOW_PRIVATE: "true"
-    })
+    // The webhook receiver is on 127.0.0.1, so deliveries to private addresses are allowed.
     const result = yield* runNotifyBench({ sources, components, rate, durationS: duration, warmupS: warmup, waitS: wait }).pipe(
       Effect.provide(benchStoresLayer),
-      Effect.provide(ConfigProvider.layer(overrides)),
-      Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
-      Effect.provide(Logger.layer([Logger.withConsoleError(Logger.formatJson)])),
-      Effect.ensuring(Effect.sync(() => dataDir && Fs.rmSync(dataDir, { recursive: true, force: true })))
+      inBenchEnvironment({ NOTIFIER_ALLOW_PRIVATE: "true" })
     )
     const command = `statusgrid bench notify --rate ${rate} --duration ${duration}` +
       `${sources === 50 ? "" : ` --sources ${sources}`}${components === 20 ? "" : ` --components ${components}`}${warmup === 2 ? "" : ` --warmup ${warmup}`}${wait === 30 ? "" : ` --wait ${wait}`}`
@@ -199,15 +187,10 @@ const history = Command.make(
     reads: Flag.Int("reads").pipe(Flag.withDescription("Measured reads of each window"), Flag.withDefault(50))
   },
   Effect.fn(function*({ components, perSource, reads }) {
-    // chDB in a fresh DATA_DIR (removed afterwards) unless CLICKHOUSE_URL names a server.
-    const env = process.env
-    const dataDir = env["DATA_DIR"] === undefined ? Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-")) : undefined
-    const overrides = ConfigProvider.fromEnvRecord({ ...env, ...(dataDir ? { DATA_DIR: dataDir } : {}) })
+    // chDB unless CLICKHOUSE_URL names a server.
     const result = yield* runHistoryBench({ components, perSource: Math.max(1, perSource), reads: Math.max(1, reads) }).pipe(
       Effect.provide(StatusHistory.layer.pipe(Layer.provideMerge(ClickHouse.layer))),
-      Effect.provide(ConfigProvider.layer(overrides)),
-      Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
-      Effect.ensuring(Effect.sync(() => dataDir && Fs.rmSync(dataDir, { recursive: true, force: true })))
+      inBenchEnvironment({})
     )
     const { bench, ...figures } = result
     const command = `statusgrid bench history --components ${components}${perSource === 20 ? "" : ` --per-source ${perSource}`}${reads === 50 ? "" : ` --reads ${reads}`}`
@@ -224,23 +207,12 @@ const portalLive = Command.make(
     deltas: count("deltas", "Changes published one after another, each awaited at every client", 5)
   },
   Effect.fn(function*({ streams, deltas }) {
-    // A fresh embedded DATA_DIR (removed afterwards) unless stores are configured; no per-key rate
-    // limit in the way of opening the streams with one key.
-    const env = process.env
-    const dataDir = env["DATA_DIR"] === undefined ? Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-")) : undefined
-    const overrides = ConfigProvider.fromEnvRecord({
-      ...env,
-      ...(dataDir ? { DATA_DIR: dataDir } : {}),
-      API_RATE_LIMIT_PER_MINUTE: env["API_RATE_LIMIT_PER_MINUTE"] ?? "100000000"
-    })
+    // No per-key rate limit in the way of opening the streams with one key.
     const result = yield* runPortalLiveBench({ streams, deltas }).pipe(
       Effect.provide(portalLiveBenchServer),
       Effect.provide(benchStoresLayer),
       Effect.scoped,
-      Effect.provide(ConfigProvider.layer(overrides)),
-      Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
-      Effect.provide(Logger.layer([Logger.withConsoleError(Logger.formatJson)])),
-      Effect.ensuring(Effect.sync(() => dataDir && Fs.rmSync(dataDir, { recursive: true, force: true })))
+      inBenchEnvironment(noRateLimit, ["API_RATE_LIMIT_PER_MINUTE"])
     )
     const { bench, ...figures } = result
     yield* Console.log(JSON.stringify({ bench, command: `statusgrid bench portal-live --streams ${streams} --deltas ${deltas}`, ...figures }))
@@ -249,7 +221,55 @@ const portalLive = Command.make(
   "Open N live event streams on one process, publish changes of a source in their stack, print delivery time to every client and memory per stream"
 ))
 
+const portal = Command.make(
+  "portal",
+  {
+    duration: count("duration", "Seconds of load on each page", 20),
+    connections: count("connections", "Concurrent connections", 50),
+    noBrowser: Flag.Boolean("no-browser").pipe(Flag.withDescription("Skip Lighthouse and the first-load JavaScript (no Chromium)"), Flag.withDefault(false))
+  },
+  Effect.fn(function*({ duration, connections, noBrowser }) {
+    const chrome = process.env["CHROME_PATH"] ?? "/usr/bin/chromium"
+    if (!noBrowser && !Fs.existsSync(chrome)) {
+      return yield* Console.error(`statusgrid bench portal: no Chromium at ${chrome} (set CHROME_PATH, or pass --no-browser)`)
+    }
+    const options = { durationS: duration, connections }
+    const result = yield* Effect.gen(function*() {
+      const world = yield* seedPortalWorld().pipe(Effect.provide(portalBenchSeedServices))
+      // With the server's micro-cache (API_CACHE_MS, 1 s by default): the first render of each page
+      // after start, the renders under load, then Lighthouse and the JavaScript in Chromium.
+      const cached = yield* Effect.gen(function*() {
+        const first = yield* firstRenders(world)
+        const renders = yield* measureRenders(world, options)
+        if (noBrowser) return { first, renders }
+        const lighthouse = yield* measureLighthouse(world, chrome)
+        const js = yield* measureFirstLoadJs(world, chrome)
+        return { first, renders, lighthouse, js }
+      }).pipe(Effect.provide(portalBenchServer), Effect.scoped)
+      // The same load on a server without the micro-cache (API_CACHE_MS=0): every request reads the stores.
+      const uncached = yield* measureRenders(world, options).pipe(
+        Effect.provide(portalBenchServer.pipe(Layer.provide(ConfigProvider.layerAdd(ConfigProvider.fromUnknown({ API_CACHE_MS: "0" }), { asPrimary: true })))),
+        Effect.scoped
+      )
+      return {
+        stacks: 10,
+        components: 500,
+        connections,
+        duration_s: duration,
+        first_render_ms: cached.first,
+        render: cached.renders,
+        render_without_micro_cache: uncached,
+        ...("lighthouse" in cached ? { lighthouse: cached.lighthouse, dashboard_first_load_js: cached.js } : {})
+      }
+    }).pipe(Effect.provide(benchStoresLayer), Effect.scoped, inBenchEnvironment(noRateLimit, ["API_RATE_LIMIT_PER_MINUTE"]))
+    const command = `statusgrid bench portal${duration === 20 ? "" : ` --duration ${duration}`}${connections === 50 ? "" : ` --connections ${connections}`}${noBrowser ? " --no-browser" : ""}`
+    yield* Console.log(JSON.stringify({ bench: "portal", command, ...result }))
+  })
+).pipe(Command.withDescription(
+  "Server-render the dashboard (10 stacks x 50 components), the catalog and a source page at N concurrent, with and without the micro-cache; Lighthouse and the dashboard's first-load JavaScript in Chromium"
+))
+
 export const bench = Command.make("bench").pipe(
   Command.withDescription("Benchmarks; each prints one JSON line"),
-  Command.withSubcommands([poller, monitors, api, notify, history, portalLive])
+  Command.withSubcommands([poller, monitors, api, notify, history, portalLive, portal])
 )

@@ -1,4 +1,3 @@
-import { Schema } from "effect"
 import type { ComponentStatus, MonitorState, SourceStatus } from "./Status.ts"
 
 /**
@@ -23,9 +22,13 @@ import type { ComponentStatus, MonitorState, SourceStatus } from "./Status.ts"
  * 3. A stack with no known item (empty, or only unknown items) is
  *    `operational`; `counts.unknown` says how many items were left out, so a
  *    page can say "not checked yet" beside the banner.
+ *
+ * Plain TypeScript with no import of Effect: the dashboard recomputes the
+ * banner in the browser with this very function, and its bundle stays small.
+ * The wire Schemas of these types are in StackHealthSchema.ts.
  */
-export const HealthStatus = Schema.Literals(["operational", "degraded", "partial_outage", "major_outage", "maintenance"])
-export type HealthStatus = typeof HealthStatus.Type
+export const healthStatuses = ["operational", "degraded", "partial_outage", "major_outage", "maintenance"] as const
+export type HealthStatus = typeof healthStatuses[number]
 
 /** The words of each banner, kept apart from the wire values. */
 export const healthLabel: Readonly<Record<HealthStatus, string>> = {
@@ -36,24 +39,21 @@ export const healthLabel: Readonly<Record<HealthStatus, string>> = {
   maintenance: "Under Maintenance"
 }
 
-export const HealthCounts = Schema.Struct({
-  operational: Schema.Int,
-  degraded: Schema.Int,
-  outage: Schema.Int,
-  maintenance: Schema.Int,
-  unknown: Schema.Int.annotate({ description: "Items without a usable status (a monitor pending or paused); they do not move the banner." })
-}).annotate({ identifier: "StackHealthCounts" })
-export type HealthCounts = typeof HealthCounts.Type
+/** How many items count as each level; `unknown` items (a monitor pending or paused) do not move the banner. */
+export interface HealthCounts {
+  readonly operational: number
+  readonly degraded: number
+  readonly outage: number
+  readonly maintenance: number
+  readonly unknown: number
+}
 
-export const StackHealth = Schema.Struct({
-  status: HealthStatus,
-  label: Schema.String.annotate({ description: "The banner's words: All Systems Operational, Degraded Performance, Partial Outage, Major Outage, Under Maintenance." }),
-  counts: HealthCounts
-}).annotate({
-  identifier: "StackHealth",
-  description: "The stack's banner by one rule (services/domain/StackHealth.ts): worst level wins; outage is major when at least half of the known items are out; maintenance only when nothing is worse; unknown items are counted apart."
-})
-export type StackHealth = typeof StackHealth.Type
+/** A stack's banner: its level, its words and the counts it came from. */
+export interface StackHealth {
+  readonly status: HealthStatus
+  readonly label: string
+  readonly counts: HealthCounts
+}
 
 export type ItemLevel = keyof HealthCounts
 

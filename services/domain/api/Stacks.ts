@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { StackHealth } from "../StackHealth.ts"
+import { StackHealth } from "../StackHealthSchema.ts"
 import { ComponentStatus, MonitorState, SourceStatus } from "../Status.ts"
 import { noNul } from "../Text.ts"
 import { OrgAuth } from "./Auth.ts"

@@ -1,4 +1,4 @@
-import { sourceHistory } from "#services/api/SourceHistory.ts"
+import { SourceHistories } from "#services/api/SourceHistory.ts"
 import { Sources } from "#services/api/Sources.ts"
 import { StackCreate, StackItemAdd } from "#services/domain/api/Stacks.ts"
 import { HistoryWindow, type StatusStrip } from "#services/domain/History.ts"
@@ -46,7 +46,7 @@ const notFound = (key: string) => data({ message: `no source ${key}` }, { status
 
 /**
  * One catalog source through the sources reader the API uses (`/api/v1/sources/{key}`, its components,
- * incidents and maintenances), and its history strip streamed after the page (`sourceHistory`, the API's
+ * incidents and maintenances), and its history strip streamed after the page (`SourceHistories`, the API's
  * `/history`): the 90-day query may take a second, the page does not wait for it.
  */
 export async function loader({ request, context, params }: Route.LoaderArgs) {
@@ -69,7 +69,7 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
 
   const strip = isWindow(window) ? window : "24h"
   // Not awaited: React Router streams it into <Await>; a failure shows "history unavailable", quietly.
-  const history = runEffect(context, request, sourceHistory(key, strip)).then(
+  const history = runEffect(context, request, SourceHistories.use((h) => h.read(key, strip))).then(
     (h) => ({ source: shownStrip(h.history) }),
     () => null
   )
