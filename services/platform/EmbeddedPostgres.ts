@@ -11,10 +11,15 @@ export class EmbeddedPostgresError extends Schema.TaggedError<EmbeddedPostgresEr
 }) {}
 
 /**
- * Connections the PGlite socket server accepts. The client uses one; the server
- * needs room for a reconnect while the old socket is still closing.
+ * Connections the PGlite socket server accepts at once. The client's pool uses
+ * one, but a request interrupted mid-query (a browser or load generator that
+ * hangs up) makes the pool drop that connection and open another while the old
+ * socket waits for its query to leave PGlite's queue. At 4, a burst of hang-ups
+ * (autocannon closing 50 connections) filled the slots, the server answered the
+ * next connect with "Too many connections" and a request that nobody interrupted
+ * failed with EPIPE (a 500). Closing sockets cost nothing but a slot.
  */
-const socketMaxConnections = 4
+const socketMaxConnections = 256
 
 /**
  * PGlite (PostgreSQL compiled to WASM) persisted in `dataDir`, served on a

@@ -65,3 +65,12 @@ export const screenshot = async (page: Page, name: string): Promise<string> => {
   await page.screenshot({ path: file, fullPage: true })
   return file
 }
+
+/** Signs in with e-mail and password on the portal's sign-in page; resolves once it has left it. */
+export const signInWithPassword = async (page: Page, baseUrl: string, email: string, password: string, next?: string) => {
+  await page.goto(`${baseUrl}/signin${next === undefined ? "" : `?next=${encodeURIComponent(next)}`}`)
+  await page.getByLabel("E-mail").fill(email)
+  await page.getByLabel("Password").fill(password)
+  await page.getByRole("button", { name: "Sign in" }).click()
+  await page.waitForURL((url) => !url.pathname.startsWith("/signin"), { timeout: 60_000 })
+}

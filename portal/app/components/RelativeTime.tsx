@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react"
+import { useSyncExternalStore } from "react"
 
 const units: ReadonlyArray<readonly [number, string]> = [[86_400, "d"], [3_600, "h"], [60, "min"]]
 
@@ -11,22 +11,51 @@ export const relative = (then: Date, now: Date): string => {
 }
 
 /**
+ * One clock for every relative time on the page: one interval, one
+ * re-render pass every 30 s (a dashboard shows hundreds of these; an
+ * effect and a timer each made hydration twice as long). The server and
+ * hydration read 0, "not in the browser yet".
+ */
+let clockNow = 0
+let timer: ReturnType<typeof setInterval> | undefined
+const listeners = new Set<() => void>()
+const tick = () => {
+  clockNow = Date.now()
+  for (const listener of listeners) listener()
+}
+const subscribe = (listener: () => void) => {
+  listeners.add(listener)
+  if (timer === undefined) {
+    clockNow = Date.now()
+    timer = setInterval(tick, 30_000)
+  }
+  return () => {
+    listeners.delete(listener)
+    if (listeners.size === 0 && timer !== undefined) {
+      clearInterval(timer)
+      timer = undefined
+    }
+  }
+}
+const browserNow = () => clockNow
+const serverNow = () => 0
+
+/** The viewer's locale and time zone; one formatter (toLocaleString builds one per call). */
+let localFormat: Intl.DateTimeFormat | undefined
+const local = (date: Date) => (localFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" })).format(date)
+
+/**
  * A time as "3 min ago", the absolute time in the title and `dateTime`. The
  * server renders it in UTC; in the browser it switches to the viewer's time
  * zone and keeps counting.
  */
 export function RelativeTime({ date }: { readonly date: string }) {
   const then = new Date(date)
-  const [now, setNow] = useState<Date | null>(null)
-  useEffect(() => {
-    setNow(new Date())
-    const timer = setInterval(() => setNow(new Date()), 30_000)
-    return () => clearInterval(timer)
-  }, [])
-  const absolute = now === null ? then.toUTCString() : then.toLocaleString()
+  const now = useSyncExternalStore(subscribe, browserNow, serverNow)
+  const absolute = now === 0 ? then.toUTCString() : local(then)
   return (
     <time dateTime={then.toISOString()} title={absolute} suppressHydrationWarning>
-      {relative(then, now ?? new Date())}
+      {relative(then, now === 0 ? new Date() : new Date(now))}
     </time>
   )
 }
