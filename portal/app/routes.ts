@@ -28,6 +28,8 @@ export default [
   route("signin/:provider", "routes/access/oidc-start.tsx"),
   route("signin/:provider/callback", "routes/access/oidc-callback.tsx"),
   // end alerts + access
+  // the maintenance calendar's iCal feed (a secret token, no session)
+  route("calendar/:file", "routes/calendar/feed.ts"),
   // settings: managing an organization (Portal II); each section's routes between its markers
   route("settings/:org", "routes/settings/layout.tsx", [
     index("routes/settings/index.tsx"),
@@ -42,6 +44,10 @@ export default [
     route("monitors/:id", "routes/settings/monitors/monitor.tsx"),
     route("sources", "routes/settings/sources.tsx"),
     // end monitors + custom sources
+    // maintenance calendar
+    route("maintenance", "routes/settings/maintenance/calendar.tsx"),
+    route("maintenance/:id", "routes/settings/maintenance/window.tsx"),
+    // end maintenance calendar
     // team + api keys + audit + profile
     route("team", "routes/settings/team.tsx"),
     route("api-keys", "routes/settings/api-keys.tsx"),

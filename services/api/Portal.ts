@@ -22,6 +22,8 @@ import { Stacks } from "../orgs/Stacks.ts"
 import { TvLinks } from "../orgs/TvLinks.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { compressResponse, makeAssetCache } from "./Compression.ts"
+import { MaintenanceCalendar } from "../orgs/MaintenanceCalendar.ts"
+import { MaintenanceWindows } from "../orgs/MaintenanceWindows.ts"
 import type { PortalHandler, PortalRuntime, PortalServices } from "./PortalServices.ts"
 import { SourceHistories } from "./SourceHistory.ts"
 import { Sources } from "./Sources.ts"
@@ -135,7 +137,7 @@ export const PortalRoutesLive = PortalRoutes.pipe(
   Layer.provide(TvLinks.layer.pipe(Layer.provideMerge(Stacks.layer), Layer.provide(LiveTargets.layer))),
   Layer.provide(Layer.mergeAll(Organizations.layer, SecretBox.layer)),
   // monitors + custom sources: the same layers as the API's handlers (services/api/Monitors, CustomSources)
-  Layer.provide(Layer.mergeAll(Monitors.layer, CustomSources.layer)),
+  Layer.provide(Layer.mergeAll(Monitors.layer, CustomSources.layer, MaintenanceWindows.layer, MaintenanceCalendar.layer)),
   Layer.provide(Layer.mergeAll(SecretBox.layer, MonitorAgents.layer, Fetcher.layer))
   // end monitors + custom sources
 )

@@ -6,6 +6,8 @@ import type { Users } from "../identity/Users.ts"
 import type { Alerts } from "../orgs/Alerts.ts"
 import type { ApiKeys } from "../orgs/ApiKeys.ts"
 import type { CustomSources } from "../orgs/CustomSources.ts"
+import type { MaintenanceCalendar } from "../orgs/MaintenanceCalendar.ts"
+import type { MaintenanceWindows } from "../orgs/MaintenanceWindows.ts"
 import type { Monitors } from "../orgs/Monitors.ts"
 import type { Members } from "../orgs/Members.ts"
 import type { Organizations } from "../orgs/Organizations.ts"
@@ -24,6 +26,8 @@ export type PortalServices =
   | Alerts
   | ApiKeys
   | CustomSources
+  | MaintenanceCalendar
+  | MaintenanceWindows
   | Members
   | Monitors
   | Oidc

@@ -164,7 +164,8 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows, {
           if (unchanged) return before
           const [updated] = yield* sql`
             UPDATE maintenance_windows AS t SET title = ${next.title}, description = ${next.description}, stack_id = ${next.stack_id}::uuid,
-              starts_at = ${next.starts_at}::timestamptz, ends_at = ${next.ends_at}::timestamptz
+              starts_at = ${next.starts_at}::timestamptz, ends_at = ${next.ends_at}::timestamptz,
+              revision = t.revision + 1, updated_at = now()
             WHERE t.id = ${id}::uuid
             RETURNING ${sql.literal(columns)}, ${sql.literal(cursorAt)}`.pipe(Effect.flatMap(decodeWindows))
           const after = toWindow(updated!)

@@ -17,6 +17,7 @@ export const settingsSections: ReadonlyArray<SettingsSection> = [
   { path: "stacks", label: "Stacks", needs: "view" },
   { path: "monitors", label: "Website monitors", needs: "view" },
   { path: "sources", label: "Custom sources", needs: "view" },
+  { path: "maintenance", label: "Maintenance calendar", needs: "view" },
   { path: "tv", label: "TV links", needs: "view" },
   { path: "team", label: "Team", needs: "view" },
   { path: "api-keys", label: "API keys", needs: "members.manage" },
