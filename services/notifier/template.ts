@@ -1,4 +1,4 @@
-import { templatePlaceholders } from "../domain/Channel.ts"
+import { renderTemplate, templatePlaceholders } from "../domain/Channel.ts"
 import type { Message } from "./Sender.ts"
 
 /**
@@ -9,17 +9,8 @@ import type { Message } from "./Sender.ts"
 export type TemplatePlaceholder = (typeof templatePlaceholders)[number]
 export type TemplateVars = Readonly<Record<TemplatePlaceholder, string>>
 
-const known: ReadonlySet<string> = new Set(templatePlaceholders)
-/** Same syntax as `unknownPlaceholders` in domain/Channel.ts: `{name}` is a placeholder, other braces are text. */
-const placeholderPattern = /\{([A-Za-z0-9_.-]+)\}/g
-
-/**
- * `template` with each known `{placeholder}` replaced by its value in `vars`
- * ("" when missing); unknown `{names}` are left as written (the API rejects
- * them on save, so only old or hand-made templates have them).
- */
-export const renderTemplate = (template: string, vars: Readonly<Partial<Record<string, string>>>): string =>
-  template.replace(placeholderPattern, (whole, name: string) => (known.has(name) ? (vars[name] ?? "") : whole))
+/** Rendering is the domain's, shared with the portal's rule editor preview. */
+export { renderTemplate }
 
 const emojis: Readonly<Record<string, string>> = {
   operational: "🟢",
