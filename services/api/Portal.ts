@@ -12,6 +12,8 @@ import { Fetcher } from "../adapters/Fetcher.ts"
 import { MonitorAgents } from "../monitors/MonitorAgents.ts"
 import { Alerts } from "../orgs/Alerts.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
+import { Channels } from "../orgs/Channels.ts"
+import { Rules } from "../orgs/Rules.ts"
 import { CustomSources } from "../orgs/CustomSources.ts"
 import { Monitors } from "../orgs/Monitors.ts"
 import { LiveTargets } from "../orgs/LiveTargets.ts"
@@ -137,7 +139,7 @@ export const PortalRoutesLive = PortalRoutes.pipe(
   Layer.provide(TvLinks.layer.pipe(Layer.provideMerge(Stacks.layer), Layer.provide(LiveTargets.layer))),
   Layer.provide(Layer.mergeAll(Organizations.layer, SecretBox.layer)),
   // monitors + custom sources: the same layers as the API's handlers (services/api/Monitors, CustomSources)
-  Layer.provide(Layer.mergeAll(Monitors.layer, CustomSources.layer, MaintenanceWindows.layer, MaintenanceCalendar.layer)),
+  Layer.provide(Layer.mergeAll(Monitors.layer, CustomSources.layer, MaintenanceWindows.layer, MaintenanceCalendar.layer, Channels.layer, Rules.layer)),
   Layer.provide(Layer.mergeAll(SecretBox.layer, MonitorAgents.layer, Fetcher.layer))
   // end monitors + custom sources
 )

@@ -5,12 +5,14 @@ import type { Sessions } from "../identity/Sessions.ts"
 import type { Users } from "../identity/Users.ts"
 import type { Alerts } from "../orgs/Alerts.ts"
 import type { ApiKeys } from "../orgs/ApiKeys.ts"
+import type { Channels } from "../orgs/Channels.ts"
 import type { CustomSources } from "../orgs/CustomSources.ts"
 import type { MaintenanceCalendar } from "../orgs/MaintenanceCalendar.ts"
 import type { MaintenanceWindows } from "../orgs/MaintenanceWindows.ts"
 import type { Monitors } from "../orgs/Monitors.ts"
 import type { Members } from "../orgs/Members.ts"
 import type { Organizations } from "../orgs/Organizations.ts"
+import type { Rules } from "../orgs/Rules.ts"
 import type { StackBoard } from "../orgs/StackBoard.ts"
 import type { Stacks } from "../orgs/Stacks.ts"
 import type { TvLinks } from "../orgs/TvLinks.ts"
@@ -25,6 +27,7 @@ import type { Sources } from "./Sources.ts"
 export type PortalServices =
   | Alerts
   | ApiKeys
+  | Channels
   | CustomSources
   | MaintenanceCalendar
   | MaintenanceWindows
@@ -32,6 +35,7 @@ export type PortalServices =
   | Monitors
   | Oidc
   | Organizations
+  | Rules
   | Users
   | Sessions
   | Sources

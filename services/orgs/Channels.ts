@@ -14,6 +14,12 @@ import { channelAllowance } from "./Limits.ts"
 import { cursorAt, decodeCursor, encodeCursor, listPage, type PageRequest } from "./Paging.ts"
 import { defaultPageSize, type Page, pageOf } from "../domain/api/Paging.ts"
 
+/** The notification center's filters: a page, one status, one channel. */
+export type DeliveryFilter = PageRequest & {
+  readonly status?: DeliveryStatus | undefined
+  readonly channel_id?: string | undefined
+}
+
 /** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
 const ruleChannelsRuleIdRows = rowsOf("rule_channels", Schema.Struct({ rule_id: Schema.String }))
 const escalatingRuleRows = rowsOf("notification_rules", Schema.Struct({
@@ -171,8 +177,10 @@ export class Channels extends Context.Service<Channels, {
   /** Queues a test notification (a `deliveries` row, event_type `test`) for the notifier to send. */
   sendTest(principal: Principal, id: string): Effect.Effect<Delivery, Forbidden | NotFound | PlanLimitReached | Conflict>
   /** The notification center, newest first. */
-  deliveries(principal: Principal, query: PageRequest & { readonly status?: DeliveryStatus | undefined }): Effect.Effect<Page<Delivery>, Forbidden | InvalidParameter>
+  deliveries(principal: Principal, query: DeliveryFilter): Effect.Effect<Page<Delivery>, Forbidden | InvalidParameter>
   delivery(principal: Principal, id: string): Effect.Effect<Delivery, Forbidden | NotFound>
+  /** A failed delivery is tried once more, now (its attempts so far count; Conflict unless it failed). */
+  retryDelivery(principal: Principal, id: string): Effect.Effect<Delivery, Forbidden | NotFound | Conflict>
 }>()("statusgrid/orgs/Channels") {
   static readonly layer = Layer.effect(
     Channels,
@@ -336,7 +344,7 @@ export class Channels extends Context.Service<Channels, {
 
       const deliveries = Effect.fn("Channels.deliveries")(function*(
         principal: Principal,
-        query: PageRequest & { readonly status?: DeliveryStatus | undefined }
+        query: DeliveryFilter
       ) {
         yield* requirePermission(principal, "view")
         const limit = query.limit ?? defaultPageSize
@@ -345,6 +353,7 @@ export class Channels extends Context.Service<Channels, {
           SELECT ${sql.literal(deliveryColumns)} FROM ${sql.literal(deliveryFrom)}
           WHERE t.organization_id = ${principal.organization_id}::uuid
             AND ${query.status === undefined ? sql`true` : sql`t.status = ${query.status}`}
+            AND ${query.channel_id === undefined ? sql`true` : sql`t.channel_id = ${query.channel_id}::uuid`}
             AND ${before === undefined ? sql`true` : sql`(t.created_at, t.id) < (${before.at}::timestamptz, ${before.id}::uuid)`}
           ORDER BY t.created_at DESC, t.id DESC LIMIT ${limit + 1}`.pipe(Effect.flatMap(decodeDeliveries), Effect.orDie)
         return pageOf(rows, limit, (last) => encodeCursor({ at: last.cursor_at, id: last.id }), toDelivery)
@@ -359,6 +368,23 @@ export class Channels extends Context.Service<Channels, {
         return toDelivery(row)
       })
 
+      const retryDelivery = Effect.fn("Channels.retryDelivery")(function*(principal: Principal, id: string) {
+        yield* requirePermission(principal, "notifications.manage")
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const [row] = yield* sql<{ status: string }>`
+            SELECT status FROM deliveries WHERE id = ${id}::uuid AND organization_id = ${principal.organization_id}::uuid FOR UPDATE`
+          if (row === undefined) return yield* new NotFound({ field: "id", message: `no delivery ${id} in this organization` })
+          if (row.status !== "failed") {
+            return yield* new Conflict({ field: "status", message: `only a failed delivery can be retried; this one is ${row.status}` })
+          }
+          yield* sql`UPDATE deliveries SET status = 'pending', next_attempt_at = now() WHERE id = ${id}::uuid`
+          yield* recordAudit(principal, { action: "delivery.retried", entity_type: "delivery", entity_id: id })
+          const [after] = yield* sql`
+            SELECT ${sql.literal(deliveryColumns)} FROM ${sql.literal(deliveryFrom)} WHERE t.id = ${id}::uuid`.pipe(Effect.flatMap(decodeDeliveries))
+          return toDelivery(after!)
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
+
       // The audit log, limits and paging run on this layer's connection (and so inside its transactions).
       const onSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) => Effect.provideService(effect, SqlClient, sql)
       return Channels.of({
@@ -369,7 +395,8 @@ export class Channels extends Context.Service<Channels, {
         remove: (principal, id) => onSql(remove(principal, id)),
         sendTest: (principal, id) => onSql(sendTest(principal, id)),
         deliveries: (principal, query) => onSql(deliveries(principal, query)),
-        delivery: (principal, id) => onSql(delivery(principal, id))
+        delivery: (principal, id) => onSql(delivery(principal, id)),
+        retryDelivery: (principal, id) => onSql(retryDelivery(principal, id))
       })
     })
   )

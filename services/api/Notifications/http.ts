@@ -26,7 +26,8 @@ export const NotificationsHttpNoDeps = HttpApiBuilder.group(
       updateRule: ({ params, payload }) => CurrentPrincipal.use((p) => rules.update(p, params.id, payload)),
       deleteRule: ({ params }) => CurrentPrincipal.use((p) => rules.remove(p, params.id)),
       listDeliveries: ({ query }) => CurrentPrincipal.use((p) => channels.deliveries(p, query)),
-      getDelivery: ({ params }) => CurrentPrincipal.use((p) => channels.delivery(p, params.id))
+      getDelivery: ({ params }) => CurrentPrincipal.use((p) => channels.delivery(p, params.id)),
+      retryDelivery: ({ params }) => CurrentPrincipal.use((p) => channels.retryDelivery(p, params.id))
     })
   })
 )

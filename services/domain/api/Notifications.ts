@@ -166,7 +166,8 @@ export type Delivery = typeof Delivery.Type
 
 export const DeliveryQuery = {
   ...PageQuery,
-  status: Schema.optional(DeliveryStatus.annotate({ description: "Only deliveries in this status." }))
+  status: Schema.optional(DeliveryStatus.annotate({ description: "Only deliveries in this status." })),
+  channel_id: Schema.optional(Schema.String.check(Schema.isUUID(undefined, { message: "must be a UUID" })).annotate({ description: "Only deliveries to this channel." }))
 }
 
 const IdParams = { id: Schema.String.check(Schema.isUUID(undefined, { message: "must be a UUID" })) }
@@ -217,7 +218,12 @@ export class NotificationsGroup extends HttpApiGroup.make("notifications")
     HttpApiEndpoint.get("listDeliveries", "/deliveries", { query: DeliveryQuery, success: Page(Delivery, "DeliveryList"), error: Forbidden })
       .annotateMerge(summary("The notification center: deliveries, newest first, optionally of one status")),
     HttpApiEndpoint.get("getDelivery", "/deliveries/:id", { params: IdParams, success: Delivery, error: [Forbidden, NotFound] })
-      .annotateMerge(summary("One delivery"))
+      .annotateMerge(summary("One delivery")),
+    HttpApiEndpoint.post("retryDelivery", "/deliveries/:id/retry", {
+      params: IdParams,
+      success: Delivery.pipe(HttpApiSchema.status(202)),
+      error: [Forbidden, NotFound, Conflict]
+    }).annotateMerge(summary("Try a failed delivery once more, now (Admin, Member); 409 unless it failed"))
   )
   .middleware(OrgAuth)
   .annotateMerge(OpenApi.annotations({ title: "Notifications", description: "Notification channels and rules, test sends and the notification center." }))

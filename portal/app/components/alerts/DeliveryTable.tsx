@@ -1,7 +1,8 @@
 import type { AlertDelivery } from "#services/domain/api/Alerts.ts"
 import { RelativeTime } from "../RelativeTime.tsx"
 
-const statusLook = {
+/** A delivery's status as a badge: tone, icon and word (never colour alone). */
+export const deliveryLooks = {
   pending: { tone: "unknown", icon: "…", word: "queued" },
   sending: { tone: "maint", icon: "↻", word: "sending" },
   delivered: { tone: "ok", icon: "✓", word: "delivered" },
@@ -23,7 +24,7 @@ export function DeliveryTable({ deliveries }: { readonly deliveries: ReadonlyArr
       </thead>
       <tbody>
         {deliveries.map((d, i) => {
-          const look = statusLook[d.status]
+          const look = deliveryLooks[d.status]
           return (
             <tr key={i}>
               <td>
