@@ -35,6 +35,8 @@ export interface PortalBenchWorld {
   readonly cookie: string
   readonly org: string
   readonly source: string
+  /** A website monitor with a day of checks (its page: chart and check log). */
+  readonly monitor: string
 }
 
 export interface RenderOptions {
@@ -125,8 +127,33 @@ export const seedPortalWorld = Effect.fn("bench.portal.seed")(function*() {
       })
     }
   }
+  // A website monitor checked every minute for a day, as MonitorCheck writes its results.
+  const [monitor] = yield* sql<{ id: string }>`
+    INSERT INTO monitors (organization_id, name, url, state, last_checked_at, last_changed_at)
+    VALUES (${org.id}::uuid, 'Checkout API', 'https://checkout.example.com/health', 'up', now(), now() - interval '3 hours') RETURNING id`
+  for (let m = 0; m < 24 * 60; m++) {
+    const latency = 80 + ((m * 37) % 120)
+    rows.push({
+      checked_at: new Date(now - (24 * 60 - m) * 60_000).toISOString(),
+      subject_kind: "monitor",
+      subject_id: monitor!.id,
+      component_id: "",
+      status: m % 211 === 0 ? "down" : "up",
+      latency_ms: latency,
+      http_status: m % 211 === 0 ? 503 : 200,
+      bytes: 512,
+      error: m % 211 === 0 ? "HTTP 503" : "",
+      region: "",
+      shard: 0,
+      dns_ms: 2,
+      connect_ms: 10,
+      tls_ms: 20,
+      first_byte_ms: latency - 35,
+      tls_days_left: 60
+    })
+  }
   yield* ClickHouse.use((ch) => ch.insert("check_results", rows))
-  return { cookie: `${sessionCookieName}=${token}`, org: org.slug, source: firstKey } satisfies PortalBenchWorld
+  return { cookie: `${sessionCookieName}=${token}`, org: org.slug, source: firstKey, monitor: monitor!.id } satisfies PortalBenchWorld
 })
 
 /** What seeding needs beyond the stores: the identity services that sign the bench's Admin up. */
@@ -140,6 +167,14 @@ export const benchPages = (world: PortalBenchWorld) => ({
   dashboard: `/dashboard/${world.org}`,
   catalog: "/catalog",
   source: `/sources/${world.source}`
+})
+
+/** The pages Lighthouse scores: the everyday two and the management pages the issues name. */
+export const lighthousePages = (world: PortalBenchWorld) => ({
+  dashboard: `/dashboard/${world.org}`,
+  source: `/sources/${world.source}`,
+  monitor: `/settings/${world.org}/monitors/${world.monitor}`,
+  rule_editor: `/settings/${world.org}/rules/new`
 })
 
 /** The address of this process's server. */
@@ -199,9 +234,9 @@ export const measureLighthouse = Effect.fn("bench.portal.lighthouse")(function*(
   const { default: lighthouse } = yield* Effect.promise(() => import("lighthouse"))
   const { launch } = yield* Effect.promise(() => import("chrome-launcher"))
   const desktop = yield* Effect.promise(() => import("lighthouse/core/config/desktop-config.js"))
-  const pages = benchPages(world)
+  const pages = lighthousePages(world)
   const out: Record<string, Record<string, LighthouseScores>> = {}
-  for (const name of ["dashboard", "source"] as const) {
+  for (const name of ["dashboard", "source", "monitor", "rule_editor"] as const) {
     out[name] = {}
     for (const [form, config] of [["mobile", undefined], ["desktop", desktop.default]] as const) {
       const chrome = yield* Effect.promise(() => launch({ chromePath, chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu"] }))

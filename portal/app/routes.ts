@@ -48,6 +48,14 @@ export default [
     route("maintenance", "routes/settings/maintenance/calendar.tsx"),
     route("maintenance/:id", "routes/settings/maintenance/window.tsx"),
     // end maintenance calendar
+    // channels + notification center
+    route("channels", "routes/settings/channels/list.tsx"),
+    route("channels/:id", "routes/settings/channels/channel.tsx"),
+    route("notifications", "routes/settings/notifications.tsx"),
+    route("rules", "routes/settings/rules/list.tsx"),
+    route("rules/new", "routes/settings/rules/new.tsx"),
+    route("rules/:id", "routes/settings/rules/rule.tsx"),
+    // end channels + notification center
     // team + api keys + audit + profile
     route("team", "routes/settings/team.tsx"),
     route("api-keys", "routes/settings/api-keys.tsx"),
