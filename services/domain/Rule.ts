@@ -1,6 +1,9 @@
 import { Effect, Result, Schema, SchemaTransformation } from "effect"
 import { decodeFields, type FieldIssue, TemplateText } from "./Channel.ts"
 import { Text } from "./Text.ts"
+import { isTimeZone } from "./WallClock.ts"
+
+export { isTimeZone } from "./WallClock.ts"
 
 /**
  * Notification rules: which events, in which
@@ -75,16 +78,6 @@ const IdList = (max: number) =>
     Schema.isMaxLength(max, { message: `at most ${max} ids` }),
     Schema.isUnique({ message: "ids must be distinct" })
   )
-
-/** True when `Intl` knows the IANA time zone. */
-export const isTimeZone = (tz: string): boolean => {
-  if (tz === "" || tz.length > 64) return false
-  try {
-    return new Intl.DateTimeFormat("en-US", { timeZone: tz }).resolvedOptions().timeZone !== ""
-  } catch {
-    return false
-  }
-}
 
 const isCalendarDate = (s: string): boolean => {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false

@@ -1,4 +1,5 @@
 import { type AlertLevel, type RuleSchedule, type Weekday, weekdays } from "../domain/Rule.ts"
+import { wallClock } from "../domain/WallClock.ts"
 
 /**
  * Notification-rule schedules (active hours): is a
@@ -19,25 +20,6 @@ export interface LocalTime {
   readonly minutes: number
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>()
-
-const formatterFor = (timeZone: string): Intl.DateTimeFormat => {
-  let f = formatters.get(timeZone)
-  if (f === undefined) {
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      hourCycle: "h23"
-    })
-    formatters.set(timeZone, f)
-  }
-  return f
-}
-
 /** Sunday-first, as `Date#getUTCDay`. */
 const byUtcDay: ReadonlyArray<Weekday> = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
 
@@ -47,10 +29,7 @@ const byUtcDay: ReadonlyArray<Weekday> = ["sun", "mon", "tue", "wed", "thu", "fr
  * validated on write). An hour "24" (older engines' midnight) is read as 0.
  */
 export const localTime = (at: Date, timeZone: string): LocalTime => {
-  const parts: Record<string, string> = {}
-  for (const p of formatterFor(timeZone).formatToParts(at)) parts[p.type] = p.value
-  const year = Number(parts.year), month = Number(parts.month), day = Number(parts.day)
-  const hour = Number(parts.hour) % 24, minute = Number(parts.minute)
+  const { year, month, day, hour, minute } = wallClock(at, timeZone)
   // The weekday follows from the local date, whatever the locale's names.
   const weekday = byUtcDay[new Date(Date.UTC(year, month - 1, day)).getUTCDay()]!
   const date = `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`

@@ -1,6 +1,6 @@
 import { maintenanceLimits } from "#services/domain/api/Maintenance.ts"
 import { useEffect, useRef } from "react"
-import { localValue } from "../../../lib/zonedTime.ts"
+import { localValue } from "#services/domain/WallClock.ts"
 import { Field } from "../../Forms.tsx"
 import { Control } from "../monitors/MonitorForm.tsx"
 

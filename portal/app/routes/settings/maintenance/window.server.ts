@@ -1,6 +1,6 @@
 import { MaintenanceWindowCreate } from "#services/domain/api/Maintenance.ts"
 import { decodeForm, type FieldErrors, formFields } from "../../../lib/forms.server.ts"
-import { isTimeZone, zonedInstant } from "../../../lib/zonedTime.ts"
+import { isTimeZone, zonedInstant } from "#services/domain/WallClock.ts"
 import type { WindowValues } from "../../../components/settings/maintenance/WindowForm.tsx"
 
 const fieldNames = ["title", "description", "stack_id", "starts_local", "ends_local", "time_zone"] as const

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { isTimeZone, localValue, zonedInstant } from "./zonedTime.ts"
+import { isTimeZone, localValue, wallClock, zonedInstant } from "./WallClock.ts"
 
 describe("zonedInstant", () => {
   it("reads a wall clock in a zone, with its offset of that date", () => {
@@ -25,6 +25,12 @@ describe("zonedInstant", () => {
     expect(zonedInstant("2026-12-01T10:00", "Mars/Olympus")).toBeUndefined()
     expect(isTimeZone("")).toBe(false)
     expect(isTimeZone("Europe/Paris")).toBe(true)
+    expect(isTimeZone("x".repeat(65))).toBe(false)
+  })
+
+  it("reads the wall clock of an instant, midnight as hour 0", () => {
+    expect(wallClock(new Date("2026-07-15T22:30:05Z"), "Europe/Berlin")).toEqual({ year: 2026, month: 7, day: 16, hour: 0, minute: 30, second: 5 })
+    expect(wallClock(new Date("2026-01-01T00:00:00Z"), "America/New_York")).toEqual({ year: 2025, month: 12, day: 31, hour: 19, minute: 0, second: 0 })
   })
 
   it("writes an instant back as the zone's wall clock", () => {
