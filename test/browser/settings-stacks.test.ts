@@ -205,6 +205,41 @@ describe("stacks settings in Chromium", () => {
     await context.close()
   })
 
+  it("a Member adds the organization's own website monitor and custom source from the picker", async () => {
+    // A monitor and a manual custom source of the organization, as their pages would have stored them.
+    await query(`
+      INSERT INTO monitors (organization_id, name, url, state)
+      SELECT id, 'Checkout health', 'https://checkout.example.com/health', 'up' FROM organizations WHERE slug = 'engines'`)
+    await query(`
+      INSERT INTO sources (organization_id, key, name, kind, status)
+      SELECT id, 'engines-status-board', 'Engines status board', 'manual', 'operational' FROM organizations WHERE slug = 'engines'`)
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const page = await context.newPage()
+    await signIn(page, people.member, stackPath)
+    const picker = page.locator("form.own-picker")
+    await picker.getByRole("heading", { name: "Your monitors and custom sources" }).waitFor()
+    // Nothing ticked: the message in place.
+    await picker.getByRole("button", { name: /^Add ticked to/ }).click()
+    await page.locator("#own-error").waitFor()
+    await picker.getByLabel("Checkout health").check()
+    await picker.getByLabel("Engines status board").check()
+    await picker.getByRole("button", { name: /^Add ticked to/ }).click()
+    await page.getByRole("status").filter({ hasText: "Added 2 items" }).waitFor()
+    // The message can render a moment before the reloaded items.
+    await page.locator(".item-row", { hasText: "Engines status board" }).waitFor()
+    assert.includeMembers(await itemNames(page), ["Checkout health", "Engines status board"])
+    // Already shown: offered no more.
+    assert.isTrue(await picker.getByLabel("Checkout health (in this stack)").isDisabled())
+    await expectAccessible(page)
+    await screenshot(page, "settings-stack-own-items")
+    // Removed again, so that the tests below find the stack as the first one left it.
+    for (const name of ["Checkout health", "Engines status board"]) {
+      await page.getByRole("button", { name: `Remove ${name}` }).click()
+      await page.locator(".item-row", { hasText: name }).waitFor({ state: "detached" })
+    }
+    await context.close()
+  })
+
   it("shows malformed input as field errors, saves nothing, never a 500", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
     const page = await context.newPage()

@@ -1,6 +1,8 @@
 import { Sources } from "#services/api/Sources.ts"
 import { StackItemAdd, stackLimits, StackUpdate } from "#services/domain/api/Stacks.ts"
 import { fromComponentStatus, fromMonitorState, fromSourceStatus } from "#services/domain/StatusWords.ts"
+import { CustomSources } from "#services/orgs/CustomSources.ts"
+import { Monitors } from "#services/orgs/Monitors.ts"
 import { Stacks } from "#services/orgs/Stacks.ts"
 import { Effect, Result, Schema } from "effect"
 import { data, Form, Link, redirect } from "react-router"
@@ -38,7 +40,7 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   const url = new URL(request.url)
   const q = (url.searchParams.get("q") ?? "").trim().slice(0, maxSearch)
   const sourceKey = url.searchParams.get("source") ?? ""
-  const { stack, usage, results, chosen } = await runEffect(context, request, Effect.all({
+  const { stack, usage, results, chosen, own } = await runEffect(context, request, Effect.all({
     stack: Stacks.use((s) => s.get(principal, params.id)),
     usage: stackUsage(principal),
     results: q === "" || !allowed["content.write"]
@@ -51,11 +53,24 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
       : Sources.use((s) => Effect.all([s.get(sourceKey), s.components(sourceKey)])).pipe(
         Effect.map(([source, components]) => ({ key: source.key, name: source.name, groups: pickableGroups(components) })),
         Effect.orElseSucceed(() => ({ key: sourceKey, name: "", groups: [] as ReturnType<typeof pickableGroups>, missing: true as const }))
-      )
+      ),
+    own: !allowed["content.write"]
+      ? Effect.succeed(null)
+      : Effect.all({
+        monitors: Monitors.use((m) => m.list(principal, { limit: 200 })),
+        sources: CustomSources.use((c) => c.list(principal, { limit: 200 }))
+      }, { concurrency: 2 })
   }, { concurrency: "unbounded" }))
+  const shownMonitors = new Set(stack.items.flatMap((i) => i.monitor === undefined ? [] : [i.monitor.id]))
+  const shownSources = new Set(stack.items.flatMap((i) => i.source === undefined ? [] : [i.source.key]))
   return {
     organization: { slug: organization.slug, name: organization.name },
     allowed: { write: allowed["content.write"], delete: allowed["content.delete"] },
+    // The organization's own monitors and custom sources for the picker, those already shown marked.
+    own: own === null ? null : {
+      monitors: own.monitors.data.map((m) => ({ id: m.id, name: m.name, shown: shownMonitors.has(m.id) })),
+      sources: own.sources.data.map((c) => ({ key: c.key, name: c.name, shown: shownSources.has(c.key) }))
+    },
     origin: url.origin,
     usage,
     q,
@@ -85,8 +100,8 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   }
 }
 
-type Intent = "update" | "share" | "unshare" | "remove" | "up" | "down" | "add" | "delete"
-const intents: ReadonlyArray<Intent> = ["update", "share", "unshare", "remove", "up", "down", "add", "delete"]
+type Intent = "update" | "share" | "unshare" | "remove" | "up" | "down" | "add" | "add-own" | "delete"
+const intents: ReadonlyArray<Intent> = ["update", "share", "unshare", "remove", "up", "down", "add", "add-own", "delete"]
 
 interface ActionResult {
   readonly intent: Intent | "unknown"
@@ -155,20 +170,33 @@ export async function action({ request, context, params }: Route.ActionArgs) {
       if (!done.ok) return fail({ errors: fieldError(done.error, "item_id") }, statusOf(done.error._tag))
       return { intent, errors: {} } satisfies ActionResult
     }
-    case "add": {
+    case "add":
+    case "add-own": {
       const values = formFields(form, ["source_key", "what"])
-      const componentIds = form.getAll("component").filter((v): v is string => typeof v === "string")
-      if (values["what"] !== "source" && values["what"] !== "components") {
-        return fail({ errors: { what: "choose the whole source or some components" }, values })
+      let raw: Array<Record<string, string>>
+      if (intent === "add-own") {
+        const monitorIds = form.getAll("monitor").filter((v): v is string => typeof v === "string")
+        const sourceKeys = form.getAll("own_source").filter((v): v is string => typeof v === "string")
+        if (monitorIds.length === 0 && sourceKeys.length === 0) return fail({ errors: { own: "tick at least one monitor or custom source" } })
+        raw = [...monitorIds.map((monitor_id) => ({ kind: "monitor", monitor_id })), ...sourceKeys.map((source_key) => ({ kind: "source", source_key }))]
+      } else {
+        const componentIds = form.getAll("component").filter((v): v is string => typeof v === "string")
+        if (values["what"] !== "source" && values["what"] !== "components") {
+          return fail({ errors: { what: "choose the whole source or some components" }, values })
+        }
+        if (values["what"] === "components" && componentIds.length === 0) return fail({ errors: { components: "tick at least one component" }, values })
+        raw = values["what"] === "source"
+          ? [{ kind: "source", source_key: values["source_key"]! }]
+          : componentIds.map((component_id) => ({ kind: "component", component_id }))
       }
-      if (values["what"] === "components" && componentIds.length === 0) return fail({ errors: { components: "tick at least one component" }, values })
       // Each item decoded by the API's Schema: a well-formed key or UUID, the field its kind needs.
-      const decoded = (values["what"] === "source"
-        ? [{ kind: "source", source_key: values["source_key"] }]
-        : componentIds.map((component_id) => ({ kind: "component", component_id }))).map((item) => Schema.decodeUnknownResult(StackItemAdd)(item))
+      const decoded = raw.map((item) => Schema.decodeUnknownResult(StackItemAdd)(item))
       const items = decoded.flatMap((r) => Result.isSuccess(r) ? [r.success] : [])
       if (items.length !== decoded.length) {
-        return fail({ errors: values["what"] === "source" ? { source_key: "is not a source key" } : { components: "a ticked component is not a valid id" }, values })
+        const errors = intent === "add-own"
+          ? { own: "a ticked item is not a valid monitor id or source key" }
+          : values["what"] === "source" ? { source_key: "is not a source key" } : { components: "a ticked component is not a valid id" }
+        return fail({ errors, values })
       }
       const done = await run(Effect.gen(function*() {
         const stacks = yield* Stacks
@@ -186,7 +214,8 @@ export async function action({ request, context, params }: Route.ActionArgs) {
       }))
       if (!done.ok) {
         const e = done.error
-        return fail({ errors: e._tag === "PlanLimitReached" ? { form: e.message } : fieldError(e, "components"), values }, statusOf(e._tag))
+        const fallback = intent === "add-own" ? "own" : "components"
+        return fail({ errors: e._tag === "PlanLimitReached" ? { form: e.message } : fieldError(e, fallback), values }, statusOf(e._tag))
       }
       const { added, present } = done.value
       return {
@@ -203,7 +232,7 @@ export async function action({ request, context, params }: Route.ActionArgs) {
 }
 
 export default function StackSettings({ loaderData, actionData }: Route.ComponentProps) {
-  const { organization, stack, allowed, usage, q, results, chosen, origin } = loaderData
+  const { organization, stack, allowed, usage, q, results, chosen, origin, own } = loaderData
   const result = actionData as ActionResult | undefined
   const errorsFor = (intents: ReadonlyArray<ActionResult["intent"]>): FieldErrors =>
     result !== undefined && intents.includes(result.intent) ? result.errors : {}
@@ -213,6 +242,7 @@ export default function StackSettings({ loaderData, actionData }: Route.Componen
   const values = result?.intent === "update" ? result.values : undefined
   const itemErrors = errorsFor(["remove", "up", "down", "unknown"])
   const addErrors = errorsFor(["add"])
+  const ownErrors = errorsFor(["add-own"])
   const addValues = result?.intent === "add" ? result.values : undefined
   const base = `/settings/${organization.slug}/stacks/${stack.id}`
   const shareUrl = stack.share_url === null ? null : `${origin}${stack.share_url}`
@@ -362,7 +392,49 @@ export default function StackSettings({ loaderData, actionData }: Route.Componen
                   <button type="submit" className="button" disabled={usage.components.full}>Add to {stack.name}</button>
                 </Form>
               )}
-            <p className="hint">Custom sources and website monitors are added through the API for now (<code>POST /api/v1/stacks/{"{id}"}/items</code>).</p>
+            {own === null ? null : (
+              <Form method="post" className="stack-form own-picker">
+                <CsrfField />
+                <h3 id="own-title">Your monitors and custom sources</h3>
+                {noticeFor(["add-own"])}
+                <FormError message={ownErrors["form"]} />
+                {own.monitors.length === 0 && own.sources.length === 0
+                  ? (
+                    <p className="muted">
+                      None yet: add <Link to={`/settings/${organization.slug}/monitors`}>website monitors</Link> or{" "}
+                      <Link to={`/settings/${organization.slug}/sources`}>custom sources</Link> first.
+                    </p>
+                  )
+                  : (
+                    <>
+                      {ownErrors["own"] ? <p className="field-error" id="own-error">{ownErrors["own"]}</p> : null}
+                      {own.monitors.length === 0 ? null : (
+                        <fieldset aria-describedby={ownErrors["own"] ? "own-error" : undefined}>
+                          <legend>Website monitors</legend>
+                          {own.monitors.map((m) => (
+                            <div className="choice" key={m.id}>
+                              <input type="checkbox" id={`own-m-${m.id}`} name="monitor" value={m.id} disabled={m.shown} />
+                              <label htmlFor={`own-m-${m.id}`}>{m.name}{m.shown ? " (in this stack)" : ""}</label>
+                            </div>
+                          ))}
+                        </fieldset>
+                      )}
+                      {own.sources.length === 0 ? null : (
+                        <fieldset aria-describedby={ownErrors["own"] ? "own-error" : undefined}>
+                          <legend>Custom sources</legend>
+                          {own.sources.map((c) => (
+                            <div className="choice" key={c.key}>
+                              <input type="checkbox" id={`own-s-${c.key}`} name="own_source" value={c.key} disabled={c.shown} />
+                              <label htmlFor={`own-s-${c.key}`}>{c.name}{c.shown ? " (in this stack)" : ""}</label>
+                            </div>
+                          ))}
+                        </fieldset>
+                      )}
+                      <button type="submit" name="intent" value="add-own" className="button" disabled={usage.components.full}>Add ticked to {stack.name}</button>
+                    </>
+                  )}
+              </Form>
+            )}
           </section>
         )
         : null}
