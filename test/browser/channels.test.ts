@@ -1,9 +1,10 @@
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { api, makeOrganization, type Organization, secretsKey, type WorldRuntime, worldRuntime } from "../support/alertWorld.ts"
-import { expectAccessible, launchBrowser, screenshot, signInWithPassword, startPortalServer } from "../support/browser.ts"
+import { api, type Organization } from "../support/alertWorld.ts"
+import { expectAccessible, screenshot } from "../support/browser.ts"
 import type { Running } from "../support/process.ts"
 import { type HttpReceiver, startHttpReceiver, webhookSignatureProblem } from "../support/receivers.ts"
+import { type SignedInWorld, startSignedInWorld } from "../support/signedInWorld.ts"
 
 /**
  * Channels and the notification center in Chromium against a real
@@ -14,44 +15,27 @@ import { type HttpReceiver, startHttpReceiver, webhookSignatureProblem } from ".
  * endpoint accepts.
  */
 
+let signedIn: SignedInWorld
 let server: Running
-let browser: Browser
-let world: { runtime: WorldRuntime; databaseUrl: string }
 let org: Organization
-let context: BrowserContext
 let page: Page
 let receiver: HttpReceiver
 /** Whether /flaky accepts: 400 (a final failure) until the test fixes the endpoint. */
 let flakyAccepts = false
 
 beforeAll(async () => {
-  ;[world, browser, receiver] = await Promise.all([
-    worldRuntime(),
-    launchBrowser(),
-    startHttpReceiver((req) =>
-      req.path === "/flaky" && !flakyAccepts
-        ? { status: 400, body: "endpoint not ready", problem: "refused" }
-        : { status: 200, body: "{}", headers: { "content-type": "application/json" } }
-    )
-  ])
-  server = await startPortalServer({
-    DATABASE_URL: world.databaseUrl,
-    SECRETS_KEY: secretsKey,
-    NOTIFIER_ALLOW_PRIVATE: "true",
-    NOTIFIER_POLL_MS: "100"
-  })
-  org = await makeOrganization(world.runtime, "Acme Payments", "acme")
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  page = await context.newPage()
-  await signInWithPassword(page, server.url, org.admin.email, org.admin.password)
+  receiver = await startHttpReceiver((req) =>
+    req.path === "/flaky" && !flakyAccepts
+      ? { status: 400, body: "endpoint not ready", problem: "refused" }
+      : { status: 200, body: "{}", headers: { "content-type": "application/json" } }
+  )
+  signedIn = await startSignedInWorld({ NOTIFIER_ALLOW_PRIVATE: "true", NOTIFIER_POLL_MS: "100" })
+  ;({ server, org, page } = signedIn)
 }, 180_000)
 
 afterAll(async () => {
-  await context?.close()
-  await browser?.close()
-  await server?.stop()
+  await signedIn?.stop()
   await receiver?.close()
-  await world?.runtime.dispose()
 })
 
 const channels = async () => (await api(server.url, org.adminKey, "GET", "/channels"))["data"] as ReadonlyArray<{ id: string; name: string; type: string }>
@@ -130,10 +114,11 @@ describe("channels and the notification center in Chromium", () => {
     await expectAccessible(page)
     await screenshot(page, "notifications-failed")
 
+    // Its id before the retry: the page then reloads its data, and the row leaves the "failed" filter.
+    const id = await row.getAttribute("data-delivery")
     flakyAccepts = true
     await page.getByRole("button", { name: "Retry the delivery to Broken hook" }).click()
     await page.getByRole("status").filter({ hasText: "Retrying the delivery to Broken hook" }).waitFor()
-    const id = await row.getAttribute("data-delivery")
     const deadline = Date.now() + 20_000
     let status = ""
     while (Date.now() < deadline && status !== "delivered") {

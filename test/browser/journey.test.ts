@@ -1,15 +1,11 @@
-import { Context, Effect, Layer, ManagedRuntime } from "effect"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
-import * as Path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { syntheticSpecs } from "../../services/catalog/Synthetic.ts"
 import { componentFormats } from "../../services/demo/Demo.ts"
 import { expectAccessible, launchBrowser, screenshot } from "../support/browser.ts"
-import { childEnv, freePort, runCli, type Running, startService } from "../support/process.ts"
+import { type DemoServer, startDemoServer } from "../support/demoServer.ts"
+import { childEnv, runCli, type Running } from "../support/process.ts"
 import { type HttpReceiver, startHttpReceiver, twilioHandler } from "../support/receivers.ts"
-import { freshDatabase } from "../support/stores.ts"
 
 /**
  * The whole path of the "Portal I" issue in one chain, as a person walks it,
@@ -25,50 +21,28 @@ import { freshDatabase } from "../support/stores.ts"
  * `/api/v1` with that key.
  */
 
-class TestDatabase extends Context.Service<TestDatabase, string>()("test/browser/journey/TestDatabase") {}
-
 const demoSources = 60
-const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-journey-"))
-const database = ManagedRuntime.make(Layer.effect(TestDatabase, freshDatabase))
 const twilio = { sid: `AC${"0123456789abcdef".repeat(2)}`, token: "journey-auth-token-0123", from: "+15005550006" }
 const onCallPhone = "+14155550100"
-let databaseUrl: string
+let demo: DemoServer
 let server: Running
 let browser: Browser
 let sms: HttpReceiver
 let simulatorUrl: string
 
 beforeAll(async () => {
-  databaseUrl = await database.runPromise(Effect.gen(function*() {
-    return yield* TestDatabase
-  }))
   sms = await startHttpReceiver(twilioHandler(twilio.sid, twilio.token))
-  const port = await freePort()
-  const env = childEnv({
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    SIMULATOR_URL: "http://127.0.0.1:0",
-    DEMO_SOURCES: String(demoSources),
-    DEMO_TICK_MS: "3600000",
-    TWILIO_API_URL: sms.url,
-    NOTIFIER_ALLOW_PRIVATE: "true",
-    NOTIFIER_POLL_MS: "100"
-  })
-  ;[server, browser] = await Promise.all([startService(env, 120_000, ["start", "--demo"]), launchBrowser()])
-  const line = server.logs.find((l) => l["message"] === "demo mode: the simulator runs beside the service")
-  simulatorUrl = (line?.["annotations"] as Record<string, string> | undefined)?.["simulator"] ?? ""
-  assert.notStrictEqual(simulatorUrl, "", "the demo logs its simulator URL")
+  ;[demo, browser] = await Promise.all([
+    startDemoServer({ sources: demoSources, env: { TWILIO_API_URL: sms.url, NOTIFIER_ALLOW_PRIVATE: "true", NOTIFIER_POLL_MS: "100" } }),
+    launchBrowser()
+  ])
+  ;({ server, simulatorUrl } = demo)
 }, 180_000)
 
 afterAll(async () => {
   await browser?.close()
-  await server?.stop()
+  await demo?.stop()
   await sms?.close()
-  await database.dispose()
-  Fs.rmSync(dataDir, { recursive: true, force: true })
 }, 180_000)
 
 const started = Date.now()
@@ -141,7 +115,7 @@ describe("the whole journey in Chromium", () => {
     step("signed up, organization created")
 
     // Escalation and SMS are paid features: the operator moves the organization to Enterprise.
-    const plan = await runCli(["org", "plan", slug, "enterprise"], childEnv({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir }))
+    const plan = await runCli(["org", "plan", slug, "enterprise"], childEnv({ DATABASE_URL: demo.databaseUrl, DATA_DIR: demo.dataDir }))
     assert.strictEqual(plan.code, 0, plan.stderr)
 
     // The catalog finds the source by name; its page offers the add form once the poller has read it.

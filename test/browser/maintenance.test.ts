@@ -1,9 +1,10 @@
 import ICAL from "ical.js"
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { api, makeOrganization, onDatabase, type Organization, secretsKey, type WorldRuntime, worldRuntime } from "../support/alertWorld.ts"
-import { expectAccessible, launchBrowser, screenshot, signInWithPassword, startPortalServer } from "../support/browser.ts"
+import { api, onDatabase, type Organization, type WorldRuntime } from "../support/alertWorld.ts"
+import { expectAccessible, screenshot } from "../support/browser.ts"
 import type { Running } from "../support/process.ts"
+import { type SignedInWorld, startSignedInWorld } from "../support/signedInWorld.ts"
 
 /**
  * The maintenance calendar in Chromium against a real `statusgrid start`
@@ -16,18 +17,16 @@ import type { Running } from "../support/process.ts"
  * would store it (upstream status pages are out of reach here).
  */
 
+let signedIn: SignedInWorld
 let server: Running
-let browser: Browser
-let world: { runtime: WorldRuntime; databaseUrl: string }
+let world: { readonly runtime: WorldRuntime; readonly databaseUrl: string }
 let org: Organization
-let context: BrowserContext
 let page: Page
 let providerMaintenance: { title: string; starts: string }
 
 beforeAll(async () => {
-  ;[world, browser] = await Promise.all([worldRuntime(), launchBrowser()])
-  server = await startPortalServer({ DATABASE_URL: world.databaseUrl, SECRETS_KEY: secretsKey })
-  org = await makeOrganization(world.runtime, "Acme Payments", "acme")
+  signedIn = await startSignedInWorld()
+  ;({ server, world, org, page } = signedIn)
   // A provider in one of the organization's stacks, with a maintenance announced for the 20th of next month.
   const next = new Date()
   next.setUTCMonth(next.getUTCMonth() + 1, 20)
@@ -44,16 +43,10 @@ beforeAll(async () => {
   )
   const stack = await api(server.url, org.adminKey, "POST", "/stacks", { name: "Platform" })
   await api(server.url, org.adminKey, "POST", `/stacks/${String(stack["id"])}/items`, { kind: "source", source_key: key })
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  page = await context.newPage()
-  await signInWithPassword(page, server.url, org.admin.email, org.admin.password)
 }, 180_000)
 
 afterAll(async () => {
-  await context?.close()
-  await browser?.close()
-  await server?.stop()
-  await world?.runtime.dispose()
+  await signedIn?.stop()
 })
 
 const windows = async () => (await api(server.url, org.adminKey, "GET", "/maintenance-windows"))["data"] as ReadonlyArray<Record<string, unknown>>

@@ -1,8 +1,9 @@
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { api, makeOrganization, type Organization, secretsKey, type WorldRuntime, worldRuntime } from "../support/alertWorld.ts"
-import { expectAccessible, launchBrowser, screenshot, signInWithPassword, startPortalServer } from "../support/browser.ts"
+import { api, type Organization } from "../support/alertWorld.ts"
+import { expectAccessible, screenshot } from "../support/browser.ts"
 import type { Running } from "../support/process.ts"
+import { type SignedInWorld, startSignedInWorld } from "../support/signedInWorld.ts"
 
 /**
  * The rule editor in Chromium against a real `statusgrid start`
@@ -12,35 +13,26 @@ import type { Running } from "../support/process.ts"
  * API then returns is what the form said; an edit saves.
  */
 
+let signedIn: SignedInWorld
 let server: Running
-let browser: Browser
-let world: { runtime: WorldRuntime; databaseUrl: string }
 let org: Organization
-let context: BrowserContext
 let page: Page
 let onCall: string
 let lead: string
 let stack: string
 
 beforeAll(async () => {
-  ;[world, browser] = await Promise.all([worldRuntime(), launchBrowser()])
-  server = await startPortalServer({ DATABASE_URL: world.databaseUrl, SECRETS_KEY: secretsKey })
-  org = await makeOrganization(world.runtime, "Acme Payments", "acme")
+  signedIn = await startSignedInWorld()
+  ;({ server, org, page } = signedIn)
   const channel = async (name: string) =>
     String((await api(server.url, org.adminKey, "POST", "/channels", { type: "webhook", name, settings: { url: "https://hooks.example.com/" + name.length } }))["id"])
   onCall = await channel("On-call webhook")
   lead = await channel("Lead pager")
   stack = String((await api(server.url, org.adminKey, "POST", "/stacks", { name: "Platform" }))["id"])
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  page = await context.newPage()
-  await signInWithPassword(page, server.url, org.admin.email, org.admin.password)
 }, 180_000)
 
 afterAll(async () => {
-  await context?.close()
-  await browser?.close()
-  await server?.stop()
-  await world?.runtime.dispose()
+  await signedIn?.stop()
 })
 
 const rules = async () => (await api(server.url, org.adminKey, "GET", "/rules"))["data"] as ReadonlyArray<Record<string, unknown>>

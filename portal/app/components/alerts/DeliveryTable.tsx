@@ -1,8 +1,9 @@
 import type { AlertDelivery } from "#services/domain/api/Alerts.ts"
 import { RelativeTime } from "../RelativeTime.tsx"
+import { channelTypeLabels } from "../settings/channels/fields.ts"
 
 /** A delivery's status as a badge: tone, icon and word (never colour alone). */
-export const deliveryLooks = {
+const deliveryLooks = {
   pending: { tone: "unknown", icon: "…", word: "queued" },
   sending: { tone: "maint", icon: "↻", word: "sending" },
   delivered: { tone: "ok", icon: "✓", word: "delivered" },
@@ -10,8 +11,16 @@ export const deliveryLooks = {
   cancelled: { tone: "unknown", icon: "–", word: "cancelled" }
 } as const
 
-const typeWords: Record<string, string> = {
-  email: "E-mail", slack: "Slack", discord: "Discord", teams: "Microsoft Teams", sms: "SMS", webhook: "Webhook", pagerduty: "PagerDuty"
+
+/** A delivery's status as a badge, and its last error unless delivered. */
+export function DeliveryStatus({ status, lastError }: { readonly status: keyof typeof deliveryLooks; readonly lastError: string | null }) {
+  const look = deliveryLooks[status]
+  return (
+    <>
+      <span className={`badge tone-${look.tone}`}><span className="badge-icon" aria-hidden="true">{look.icon}</span>{look.word}</span>
+      {lastError && status !== "delivered" ? <div className="error">{lastError}</div> : null}
+    </>
+  )
 }
 
 /** Each channel's delivery of an alert: channel, status (icon + word), attempts, when, last error. */
@@ -24,17 +33,13 @@ export function DeliveryTable({ deliveries }: { readonly deliveries: ReadonlyArr
       </thead>
       <tbody>
         {deliveries.map((d, i) => {
-          const look = deliveryLooks[d.status]
           return (
             <tr key={i}>
               <td>
                 <strong>{d.channel_name}</strong>{" "}
-                <span className="delivery-kind">{typeWords[d.channel_type] ?? d.channel_type}{d.escalation ? " · escalation" : ""}</span>
+                <span className="delivery-kind">{(channelTypeLabels as Readonly<Record<string, string>>)[d.channel_type] ?? d.channel_type}{d.escalation ? " · escalation" : ""}</span>
               </td>
-              <td>
-                <span className={`badge tone-${look.tone}`}><span className="badge-icon" aria-hidden="true">{look.icon}</span>{look.word}</span>
-                {d.last_error && d.status !== "delivered" ? <div className="error">{d.last_error}</div> : null}
-              </td>
+              <td><DeliveryStatus status={d.status} lastError={d.last_error} /></td>
               <td>{d.attempts} {d.attempts === 1 ? "attempt" : "attempts"}</td>
               <td>{d.delivered_at === null ? <RelativeTime date={d.created_at} /> : <RelativeTime date={d.delivered_at} />}</td>
             </tr>

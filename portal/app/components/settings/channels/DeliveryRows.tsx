@@ -1,6 +1,6 @@
 import type { Delivery } from "#services/domain/api/Notifications.ts"
 import { Form } from "react-router"
-import { deliveryLooks } from "../../alerts/DeliveryTable.tsx"
+import { DeliveryStatus } from "../../alerts/DeliveryTable.tsx"
 import { CsrfField } from "../../Forms.tsx"
 import { RelativeTime } from "../../RelativeTime.tsx"
 import { channelTypeLabels } from "./fields.ts"
@@ -31,38 +31,32 @@ export function DeliveryRows({ deliveries, canRetry, showChannel }: {
         </tr>
       </thead>
       <tbody>
-        {deliveries.map((d) => {
-          const look = deliveryLooks[d.status]
-          return (
-            <tr key={d.id} data-delivery={d.id}>
-              {showChannel
-                ? <td><strong>{d.channel.name}</strong> <span className="delivery-kind">{channelTypeLabels[d.channel.type]}</span></td>
-                : null}
-              <td>{d.event_type === "test" ? "Test notification" : d.event_type}{d.rule === null ? "" : <span className="delivery-kind"> · rule {d.rule.name}</span>}</td>
-              <td>
-                <span className={`badge tone-${look.tone}`}><span className="badge-icon" aria-hidden="true">{look.icon}</span>{look.word}</span>
-                {d.last_error && d.status !== "delivered" ? <div className="error">{d.last_error}</div> : null}
-              </td>
-              <td>{d.attempts} {d.attempts === 1 ? "attempt" : "attempts"}</td>
-              <td>{d.delivered_at === null ? <RelativeTime date={d.created_at} /> : <RelativeTime date={d.delivered_at} />}</td>
-              {canRetry
-                ? (
-                  <td>
-                    {d.status === "failed"
-                      ? (
-                        <Form method="post">
-                          <CsrfField />
-                          <input type="hidden" name="id" value={d.id} />
-                          <button type="submit" name="intent" value="retry" className="button small secondary" aria-label={`Retry the delivery to ${d.channel.name}`}>Retry</button>
-                        </Form>
-                      )
-                      : null}
-                  </td>
-                )
-                : null}
-            </tr>
-          )
-        })}
+        {deliveries.map((d) => (
+          <tr key={d.id} data-delivery={d.id}>
+            {showChannel
+              ? <td><strong>{d.channel.name}</strong> <span className="delivery-kind">{channelTypeLabels[d.channel.type]}</span></td>
+              : null}
+            <td>{d.event_type === "test" ? "Test notification" : d.event_type}{d.rule === null ? "" : <span className="delivery-kind"> · rule {d.rule.name}</span>}</td>
+            <td><DeliveryStatus status={d.status} lastError={d.last_error} /></td>
+            <td>{d.attempts} {d.attempts === 1 ? "attempt" : "attempts"}</td>
+            <td>{d.delivered_at === null ? <RelativeTime date={d.created_at} /> : <RelativeTime date={d.delivered_at} />}</td>
+            {canRetry
+              ? (
+                <td>
+                  {d.status === "failed"
+                    ? (
+                      <Form method="post">
+                        <CsrfField />
+                        <input type="hidden" name="id" value={d.id} />
+                        <button type="submit" name="intent" value="retry" className="button small secondary" aria-label={`Retry the delivery to ${d.channel.name}`}>Retry</button>
+                      </Form>
+                    )
+                    : null}
+                </td>
+              )
+              : null}
+          </tr>
+        ))}
       </tbody>
     </table>
   )
