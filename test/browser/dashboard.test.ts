@@ -1,5 +1,8 @@
-import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { Context, Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { syntheticSpecs } from "../../services/catalog/Synthetic.ts"
@@ -9,8 +12,8 @@ import { Organizations } from "../../services/orgs/Organizations.ts"
 import { Stacks } from "../../services/orgs/Stacks.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { expectAccessible, launchBrowser, screenshot } from "../support/browser.ts"
-import { type DemoServer, startDemoServer } from "../support/demoServer.ts"
-import type { Running } from "../support/process.ts"
+import { childEnv, freePort, type Running, startService } from "../support/process.ts"
+import { freshDatabase } from "../support/stores.ts"
 
 /**
  * The dashboard and the stack page in Chromium, on a real `statusgrid start
@@ -20,25 +23,44 @@ import type { Running } from "../support/process.ts"
  * ticks once an hour here, so what changes on the page is the test's flip.
  */
 
+class TestDatabase extends Context.Service<TestDatabase, string>()("test/browser/TestDatabase") {}
+
 const demoSources = 60
-let demo: DemoServer
+const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-dashboard-"))
+const database = ManagedRuntime.make(Layer.effect(TestDatabase, freshDatabase))
 let services: ManagedRuntime.ManagedRuntime<Users | Stacks | Organizations | SqlClient, unknown>
 let server: Running
 let browser: Browser
 let simulatorUrl: string
 
 beforeAll(async () => {
-  ;[demo, browser] = await Promise.all([startDemoServer({ sources: demoSources }), launchBrowser()])
-  ;({ server, simulatorUrl } = demo)
+  const url = await database.runPromise(Effect.gen(function*() {
+    return yield* TestDatabase
+  }))
   services = ManagedRuntime.make(
-    Layer.mergeAll(Users.layer, Stacks.layer, Organizations.layer).pipe(Layer.provideMerge(Postgres.layerServer(demo.databaseUrl, { maxConnections: 2 })))
+    Layer.mergeAll(Users.layer, Stacks.layer, Organizations.layer).pipe(Layer.provideMerge(Postgres.layerServer(url, { maxConnections: 2 })))
   )
+  const env = childEnv({
+    DATA_DIR: dataDir,
+    DATABASE_URL: url,
+    PORT: String(await freePort()),
+    HOST: "127.0.0.1",
+    SIMULATOR_URL: "http://127.0.0.1:0",
+    DEMO_SOURCES: String(demoSources),
+    DEMO_TICK_MS: "3600000"
+  })
+  ;[server, browser] = await Promise.all([startService(env, 120_000, ["start", "--demo"]), launchBrowser()])
+  const line = server.logs.find((l) => l["message"] === "demo mode: the simulator runs beside the service")
+  simulatorUrl = (line?.["annotations"] as Record<string, string> | undefined)?.["simulator"] ?? ""
+  assert.notStrictEqual(simulatorUrl, "", "the demo logs its simulator URL")
 }, 180_000)
 
 afterAll(async () => {
   await browser?.close()
+  await server?.stop()
   await services?.dispose()
-  await demo?.stop()
+  await database.dispose()
+  Fs.rmSync(dataDir, { recursive: true, force: true })
 }, 180_000)
 
 const run = <A, E>(effect: Effect.Effect<A, E, Users | Stacks | Organizations | SqlClient>) => services.runPromise(effect)

@@ -35,3 +35,10 @@ export const decodeForm = <S extends Schema.Codec<unknown, unknown>>(
 export const fieldError = (error: { readonly message: string; readonly field?: string | undefined }, fallback = "form"): FieldErrors => ({
   [error.field ?? fallback]: error.message
 })
+
+/**
+ * A service message without its leading field name ("settings.account_sid must be …" → "must be …"):
+ * beside the field, the field's label names it.
+ */
+export const withoutFieldName = (field: string | undefined, message: string): string =>
+  field !== undefined && message.startsWith(`${field} `) ? message.slice(field.length + 1) : message

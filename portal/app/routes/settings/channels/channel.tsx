@@ -7,14 +7,15 @@ import { DeliveryRows } from "../../../components/settings/channels/DeliveryRows
 import { ChannelFields } from "../../../components/settings/channels/ChannelFields.tsx"
 import { channelFields, channelTypeLabels, isFormChannelType } from "../../../components/settings/channels/fields.ts"
 import { CsrfField, Field, FormError } from "../../../components/Forms.tsx"
+import alertsStylesheet from "../../../components/alerts/alerts.css?url"
 import stacksStylesheet from "../../../components/settings/stacks.css?url"
 import { runEffect } from "../../../lib/effect.server.ts"
-import type { FieldErrors } from "../../../lib/forms.server.ts"
+import { type FieldErrors, withoutFieldName } from "../../../lib/forms.server.ts"
 import { requireMember, requireMemberAction } from "../../../lib/member.server.ts"
 import { isUuid } from "../stacks/stacks.server.ts"
 import { formFieldOf, settingsFromForm } from "./channelForm.server.ts"
 
-export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: stacksStylesheet }]
+export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: stacksStylesheet }, { rel: "stylesheet", href: alertsStylesheet }]
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [
   { title: `${loaderData?.channel.name ?? "Channel"} · ${loaderData?.organization.name ?? "Settings"} · statusgrid` }
@@ -101,7 +102,7 @@ export async function action({ request, context, params }: Route.ActionArgs) {
   const outcome = await runEffect(context, request, Channels.use((c) => c.update(principal, params.id, { name, enabled, settings })).pipe(
     Effect.map(() => ({ ok: true as const })),
     Effect.catchTags({
-      InvalidParameter: (e) => Effect.succeed({ ok: false as const, errors: { [formFieldOf(e.field)]: e.message } as FieldErrors }),
+      InvalidParameter: (e) => Effect.succeed({ ok: false as const, errors: { [formFieldOf(e.field)]: withoutFieldName(e.field, e.message) } as FieldErrors }),
       PlanLimitReached: (e) => Effect.succeed({ ok: false as const, errors: { form: e.message } as FieldErrors }),
       NotFound: () => Effect.succeed({ ok: false as const, errors: { form: "the channel was deleted" } as FieldErrors })
     })

@@ -8,7 +8,7 @@ import { ChannelFields } from "../../../components/settings/channels/ChannelFiel
 import { channelFields, channelTypeLabels, formChannelTypes, isFormChannelType } from "../../../components/settings/channels/fields.ts"
 import stacksStylesheet from "../../../components/settings/stacks.css?url"
 import { runEffect } from "../../../lib/effect.server.ts"
-import type { FieldErrors } from "../../../lib/forms.server.ts"
+import { type FieldErrors, withoutFieldName } from "../../../lib/forms.server.ts"
 import { requireMember, requireMemberAction } from "../../../lib/member.server.ts"
 import { decodeChannelCreate, formFieldOf } from "./channelForm.server.ts"
 
@@ -53,7 +53,7 @@ export async function action({ request, context, params }: Route.ActionArgs) {
   const outcome = await runEffect(context, request, Channels.use((c) => c.create(principal, decoded.value)).pipe(
     Effect.map((channel) => ({ ok: true as const, channel })),
     Effect.catchTags({
-      InvalidParameter: (e) => Effect.succeed({ ok: false as const, errors: { [formFieldOf(e.field)]: e.message } as FieldErrors }),
+      InvalidParameter: (e) => Effect.succeed({ ok: false as const, errors: { [formFieldOf(e.field)]: withoutFieldName(e.field, e.message) } as FieldErrors }),
       PlanLimitReached: (e) => Effect.succeed({ ok: false as const, errors: { form: e.message } as FieldErrors })
     })
   ))

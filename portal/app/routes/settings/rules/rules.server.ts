@@ -6,7 +6,7 @@ import { Organizations } from "#services/orgs/Organizations.ts"
 import { StackBoard } from "#services/orgs/StackBoard.ts"
 import { Effect } from "effect"
 import type { RuleBounds, RuleOptions } from "../../../components/settings/rules/RuleForm.tsx"
-import type { FieldErrors } from "../../../lib/forms.server.ts"
+import { type FieldErrors, withoutFieldName } from "../../../lib/forms.server.ts"
 
 export const ruleBounds: RuleBounds = { weekdays, groupWindow: ruleLimits.groupWindow, cooldown: ruleLimits.cooldown, escalationSteps: ruleLimits.escalationSteps }
 
@@ -43,5 +43,7 @@ export const ruleEditorData = (principal: Principal) =>
   })
 
 /** A service's InvalidParameter/NotFound/PlanLimitReached as the editor's field errors (`schedule.timezone` stays as is). */
-export const ruleErrors = (e: { readonly _tag: string; readonly message: string; readonly field?: string | undefined }): FieldErrors =>
-  e._tag === "PlanLimitReached" ? { form: e.message } : { [e.field ?? "form"]: e.message }
+export const ruleErrors = (e: { readonly _tag: string; readonly message: string; readonly field?: string | undefined }): FieldErrors => {
+  if (e._tag === "PlanLimitReached" || e.field === undefined) return { form: e.message }
+  return { [e.field]: withoutFieldName(e.field, e.message) }
+}
