@@ -1,4 +1,4 @@
-import type { ReactNode } from "react"
+import { type ReactNode, useEffect } from "react"
 import { isRouteErrorResponse, Link, Links, Meta, Outlet, Scripts, ScrollRestoration } from "react-router"
 import type { Route } from "./+types/root.ts"
 import stylesheet from "./app.css?url"
@@ -8,7 +8,10 @@ import { useViewer } from "./lib/viewer.ts"
 
 export const links: Route.LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
-  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+  // The installable app (PWA): its manifest and the home-screen icon of iOS.
+  { rel: "manifest", href: "/manifest.webmanifest" },
+  { rel: "apple-touch-icon", href: "/icons/icon-192.png" }
 ]
 
 /** Who is signed in, for the header and every form's CSRF field (never the session token). */
@@ -26,6 +29,7 @@ export function Layout({ children }: { readonly children: ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
+        <meta name="theme-color" content="#0b5cad" />
         <Meta />
         <Links />
       </head>
@@ -41,7 +45,26 @@ export function Layout({ children }: { readonly children: ReactNode }) {
 }
 
 export default function App() {
+  useServiceWorker()
   return <Outlet />
+}
+
+/**
+ * The service worker (/sw.js: shows Web Push alerts) registered once the
+ * page is idle, on every page, so that the installed app and its push
+ * subscription keep a worker. It has no fetch handler: pages load as without it.
+ */
+function useServiceWorker() {
+  useEffect(() => {
+    if (!("serviceWorker" in navigator)) return
+    const register = () => void navigator.serviceWorker.register("/sw.js").catch(() => undefined)
+    if ("requestIdleCallback" in window) {
+      const handle = window.requestIdleCallback(register, { timeout: 5_000 })
+      return () => window.cancelIdleCallback(handle)
+    }
+    const timer = setTimeout(register, 2_000)
+    return () => clearTimeout(timer)
+  }, [])
 }
 
 /** 404, 419 (expired page or session) and anything else, in the portal's look. */

@@ -10,6 +10,7 @@ import { Sessions } from "../identity/Sessions.ts"
 import { Users } from "../identity/Users.ts"
 import { Fetcher } from "../adapters/Fetcher.ts"
 import { MonitorAgents } from "../monitors/MonitorAgents.ts"
+import { WebPushPublicKey } from "../notifier/WebPushPublicKey.ts"
 import { Alerts } from "../orgs/Alerts.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
 import { Channels } from "../orgs/Channels.ts"
@@ -36,6 +37,22 @@ export const defaultPortalBuildDir = Path.resolve(import.meta.dirname, "..", "..
 /** Hashed file names: a file under /assets/ never changes, so browsers keep it for a year. */
 const immutable = { "cache-control": "public, max-age=31536000, immutable" }
 const assetName = /^[A-Za-z0-9_.-]{1,200}$/
+
+/**
+ * portal/public's files at fixed paths: the icon, the PWA's manifest and
+ * icons, and the service worker (`no-cache`: a browser checks it at each
+ * page load, so an update is taken at once).
+ */
+const publicFiles: ReadonlyArray<{ readonly path: `/${string}`; readonly contentType: string; readonly cacheControl: string }> = [
+  { path: "/favicon.svg", contentType: "image/svg+xml", cacheControl: "public, max-age=86400" },
+  { path: "/manifest.webmanifest", contentType: "application/manifest+json", cacheControl: "public, max-age=3600" },
+  { path: "/sw.js", contentType: "text/javascript; charset=utf-8", cacheControl: "no-cache" },
+  ...["icon-192.png", "icon-512.png", "icon-512-maskable.png"].map((name) => ({
+    path: `/icons/${name}` as const,
+    contentType: "image/png",
+    cacheControl: "public, max-age=86400"
+  }))
+]
 
 const notBuilt = (dir: string) =>
   HttpServerResponse.text(
@@ -105,11 +122,14 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
     return yield* HttpServerResponse.file(file, { headers: immutable }).pipe(Effect.orDie)
   }))
   yield* router.add("GET", "/favicon.ico", HttpServerResponse.redirect("/favicon.svg", { status: 301 }))
-  yield* router.add("GET", "/favicon.svg", Effect.gen(function*() {
-    const file = Path.join(dir, "client", "favicon.svg")
-    if (!Fs.existsSync(file)) return HttpServerResponse.text("not found\n", { status: 404 })
-    return yield* HttpServerResponse.file(file, { headers: { "cache-control": "public, max-age=86400" } }).pipe(Effect.orDie)
-  }))
+  // The files of portal/public outside /assets/: their names are fixed, so browsers revalidate them.
+  for (const file of publicFiles) {
+    yield* router.add("GET", file.path, Effect.gen(function*() {
+      const path = Path.join(dir, "client", file.path)
+      if (!Fs.existsSync(path)) return HttpServerResponse.text("not found\n", { status: 404 })
+      return yield* HttpServerResponse.file(path, { contentType: file.contentType, headers: { "cache-control": file.cacheControl } }).pipe(Effect.orDie)
+    }))
+  }
 
   const page = Effect.suspend(() => {
     const handler = portal()
@@ -135,7 +155,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
  */
 export const PortalRoutesLive = PortalRoutes.pipe(
   Layer.provide(Layer.mergeAll(ApiKeys.layer, Organizations.layer, Users.layer, Sessions.layer, Sources.layer, SourceHistories.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer)),
-  Layer.provide(Layer.mergeAll(Alerts.layer, Members.layer, Oidc.layer)),
+  Layer.provide(Layer.mergeAll(Alerts.layer, Members.layer, Oidc.layer, WebPushPublicKey.layer)),
   Layer.provide(TvLinks.layer.pipe(Layer.provideMerge(Stacks.layer), Layer.provide(LiveTargets.layer))),
   Layer.provide(Layer.mergeAll(Organizations.layer, SecretBox.layer)),
   // monitors + custom sources: the same layers as the API's handlers (services/api/Monitors, CustomSources)

@@ -1,5 +1,6 @@
 import type { Effect, Exit } from "effect"
 import type { StatusHistory } from "../history/StatusHistory.ts"
+import type { WebPushPublicKey } from "../notifier/WebPushPublicKey.ts"
 import type { Oidc } from "../identity/Oidc.ts"
 import type { Sessions } from "../identity/Sessions.ts"
 import type { Users } from "../identity/Users.ts"
@@ -44,6 +45,7 @@ export type PortalServices =
   | StackBoard
   | StatusHistory
   | TvLinks
+  | WebPushPublicKey
 
 /** What the server hands each portal request (portal/app/context.ts puts it in React Router's context). */
 export interface PortalRuntime {

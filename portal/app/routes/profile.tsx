@@ -6,8 +6,10 @@ import { data, Form } from "react-router"
 import type { Route } from "./+types/profile.ts"
 import stylesheet from "../components/settings/team.css?url"
 import { CsrfField, Field, FormError } from "../components/Forms.tsx"
+import { PushDevices } from "../components/profile/PushDevices.tsx"
 import { runEffect } from "../lib/effect.server.ts"
 import { decodeForm, fieldError, type FieldErrors, formFields } from "../lib/forms.server.ts"
+import { pushDevices, removeDevice, subscribeDevice } from "../lib/pushDevices.server.ts"
 import { requireCsrf, requireUser } from "../lib/session.server.ts"
 
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }]
@@ -16,14 +18,18 @@ export const meta: Route.MetaFunction = () => [{ title: "Profile · statusgrid" 
 
 const providerNames: Readonly<Record<string, string>> = { google: "Google", microsoft: "Microsoft" }
 
-/** The signed-in person's own settings (no organization): name, password, linked sign-ins, other sessions. */
+/** The signed-in person's own settings (no organization): name, password, linked sign-ins, push devices, other sessions. */
 export async function loader({ request, context }: Route.LoaderArgs) {
   const viewer = await requireUser(context, request)
-  const identities = await runEffect(context, request, Users.use((u) => u.identitiesOf(viewer.user.id)))
+  const [identities, push] = await Promise.all([
+    runEffect(context, request, Users.use((u) => u.identitiesOf(viewer.user.id))),
+    pushDevices(context, request, viewer)
+  ])
   return {
     name: viewer.user.name,
     email: viewer.user.email,
-    identities: identities.map((i) => ({ provider: providerNames[i.provider] ?? i.provider, linked_at: i.linked_at }))
+    identities: identities.map((i) => ({ provider: providerNames[i.provider] ?? i.provider, linked_at: i.linked_at })),
+    push
   }
 }
 
@@ -61,6 +67,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (intent === "sessions") {
     const ended = await runEffect(context, request, Sessions.use((s) => s.destroyOthersOf(viewer.user.id, viewer.session.id)))
     return { intent, errors: {}, notice: ended === 0 ? "No other sessions were open." : `Signed out of ${ended} other session${ended === 1 ? "" : "s"}.` } satisfies Outcome
+  }
+  if (intent === "push-subscribe" || intent === "push-remove") {
+    const outcome = await (intent === "push-subscribe" ? subscribeDevice : removeDevice)(context, request, viewer, form)
+    return Object.keys(outcome.errors).length > 0 ? data(outcome, { status: 400 }) : outcome
   }
   return bad({ intent, errors: { form: "unknown action" } })
 }
@@ -107,6 +117,7 @@ export default function Profile({ loaderData, actionData }: Route.ComponentProps
             </ul>
           )}
       </section>
+      <PushDevices {...loaderData.push} />
       <section className="panel">
         <h2>Other sessions</h2>
         <p className="muted">Signed in on another computer or browser you no longer use? End every session but this one.</p>
