@@ -11,7 +11,7 @@ import { Users } from "../../services/identity/Users.ts"
 import { Organizations } from "../../services/orgs/Organizations.ts"
 import { Stacks } from "../../services/orgs/Stacks.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
-import { expectAccessible, launchBrowser, screenshot } from "../support/browser.ts"
+import { expectAccessible, launchBrowser, screenshot, signUpWithOrganization as signUp } from "../support/browser.ts"
 import { childEnv, freePort, type Running, startService } from "../support/process.ts"
 import { freshDatabase } from "../support/stores.ts"
 
@@ -81,18 +81,8 @@ const polledComponents = (key: string) =>
   }).pipe(Effect.orDie)
 
 /** Signs up and creates an organization through the pages, as a person would; ends on its dashboard. */
-const signUpWithOrganization = async (page: Page, email: string, slug: string) => {
-  await page.goto(`${server.url}/signup`)
-  await page.getByLabel("Your name").fill("Grace Hopper")
-  await page.getByLabel("E-mail").fill(email)
-  await page.getByLabel("Password").fill("compilers since 1952")
-  await page.getByRole("button", { name: "Create account" }).click()
-  await page.waitForURL("**/orgs/new", { timeout: 60_000 })
-  await page.getByLabel("Organization name").fill("Harbor Logistics")
-  await page.getByLabel("Short name").fill(slug)
-  await page.getByRole("button", { name: /Create/ }).click()
-  await page.waitForURL(`**/dashboard/${slug}`, { timeout: 90_000 })
-}
+const signUpWithOrganization = (page: Page, email: string, slug: string) =>
+  signUp(page, server.url, { name: "Grace Hopper", email, password: "compilers since 1952" }, { name: "Harbor Logistics", slug })
 
 /** The new organization's Admin as a principal, on the Pro plan so that it may hold several stacks. */
 const adminOf = (email: string, slug: string) =>

@@ -3,7 +3,7 @@ import * as Path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { syntheticSpecs } from "../../services/catalog/Synthetic.ts"
 import { componentFormats } from "../../services/demo/Demo.ts"
-import { expectAccessible, launchBrowser, screenshot } from "../support/browser.ts"
+import { expectAccessible, launchBrowser, screenshot, signUpWithOrganization } from "../support/browser.ts"
 import { type DemoServer, startDemoServer } from "../support/demoServer.ts"
 import { childEnv, runCli, type Running } from "../support/process.ts"
 import { type PushService, startPushService, type Subscription } from "../support/pushService.ts"
@@ -141,16 +141,12 @@ describe("Web Push in Chromium", () => {
 
   it("subscribes this browser on the profile, a rule targets it, and a simulator flip arrives as a push and a notification", async () => {
     // Sign up and create the organization; Web Push is a paid channel type: the operator moves it to Pro.
-    await page.goto(`${server.url}/signup`)
-    await page.getByLabel("Your name").fill("Grace Darling")
-    await page.getByLabel("E-mail").fill("grace@example.com")
-    await page.getByLabel("Password").fill("longstone lighthouse 1838")
-    await page.getByRole("button", { name: "Create account" }).click()
-    await page.waitForURL("**/orgs/new", { timeout: 60_000 })
-    await page.getByLabel("Organization name").fill("Lighthouse Keepers")
-    await page.getByLabel("Short name").fill(slug)
-    await page.getByRole("button", { name: /Create/ }).click()
-    await page.waitForURL(`**/dashboard/${slug}`, { timeout: 90_000 })
+    await signUpWithOrganization(
+      page,
+      server.url,
+      { name: "Grace Darling", email: "grace@example.com", password: "longstone lighthouse 1838" },
+      { name: "Lighthouse Keepers", slug }
+    )
     const plan = await runCli(["org", "plan", slug, "pro"], childEnv({ DATABASE_URL: demo.databaseUrl, DATA_DIR: demo.dataDir }))
     assert.strictEqual(plan.code, 0, plan.stderr)
 

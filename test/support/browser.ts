@@ -74,3 +74,22 @@ export const signInWithPassword = async (page: Page, baseUrl: string, email: str
   await page.getByRole("button", { name: "Sign in" }).click()
   await page.waitForURL((url) => !url.pathname.startsWith("/signin"), { timeout: 60_000 })
 }
+
+/** A new person signs up on `/signup` and creates an organization; resolves on its dashboard. */
+export const signUpWithOrganization = async (
+  page: Page,
+  baseUrl: string,
+  person: { readonly name: string; readonly email: string; readonly password: string },
+  organization: { readonly name: string; readonly slug: string }
+) => {
+  await page.goto(`${baseUrl}/signup`)
+  await page.getByLabel("Your name").fill(person.name)
+  await page.getByLabel("E-mail").fill(person.email)
+  await page.getByLabel("Password").fill(person.password)
+  await page.getByRole("button", { name: "Create account" }).click()
+  await page.waitForURL("**/orgs/new", { timeout: 60_000 })
+  await page.getByLabel("Organization name").fill(organization.name)
+  await page.getByLabel("Short name").fill(organization.slug)
+  await page.getByRole("button", { name: /Create/ }).click()
+  await page.waitForURL(`**/dashboard/${organization.slug}`, { timeout: 90_000 })
+}
