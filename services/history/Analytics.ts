@@ -1,0 +1,206 @@
+import { Clock, Context, Effect, Layer, Schema } from "effect"
+import type { HistorySubject } from "../domain/History.ts"
+import {
+  type Change,
+  type Durations,
+  durationsOf,
+  hourOfWeek,
+  levelOf,
+  meanTimeToResolution,
+  type Outage,
+  outagesOf,
+  periodsOf,
+  type Range,
+  type SubjectKind,
+  uptimeOf
+} from "../domain/StatusDurations.ts"
+import { ClickHouse, type ClickHouseError } from "../platform/ClickHouse.ts"
+import { HistoryUnavailable } from "./StatusHistory.ts"
+
+/**
+ * Analytics from status durations (services/domain/StatusDurations.ts): a
+ * subject's time at each level over any range, its uptime, outages, mean
+ * time to resolution and the hour-of-week of its outages, rebuilt from
+ * `status_transitions`, with the hours without any check
+ * (`check_rollup_hourly`) as gaps. Three queries for any number of subjects.
+ *
+ * The status at the range's start: the last change before it; else the
+ * status before the first change inside it (`previous_status`); else, for a
+ * subject that never changed, the one status its checks in the range saw
+ * (from the rollup's counts). Never a guess of "up" without a check.
+ */
+
+export interface SubjectAnalytics {
+  readonly subject: HistorySubject
+  readonly from: number
+  /** The range's end, or now when the range reaches into the future. */
+  readonly to: number
+  readonly durations: Durations
+  readonly uptime: number | null
+  readonly outages: ReadonlyArray<Outage>
+  readonly mttr_ms: number | null
+  /** Outage starts by UTC weekday (Monday first) × hour. */
+  readonly hour_of_week: ReadonlyArray<ReadonlyArray<number>>
+}
+
+const hourMs = 3_600_000
+
+const where = `subject_kind IN {kinds:Array(String)} AND subject_id IN {ids:Array(String)}
+  AND component_id IN {components:Array(String)}`
+
+const decodeLast = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
+  kind: Schema.String,
+  subject_id: Schema.String,
+  component_id: Schema.String,
+  status: Schema.String
+})))
+
+const decodeChanges = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
+  kind: Schema.String,
+  subject_id: Schema.String,
+  component_id: Schema.String,
+  /** `[t ms, status, previous_status]`, oldest first */
+  changes: Schema.Array(Schema.Tuple([Schema.Number, Schema.String, Schema.String]))
+})))
+
+const decodeHours = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
+  kind: Schema.String,
+  subject_id: Schema.String,
+  component_id: Schema.String,
+  /** `[hour start in Unix seconds, checks, down, degraded, maintenance, errors]` of the hours with checks */
+  hours: Schema.Array(Schema.Tuple([Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number]))
+})))
+
+const keyOf = (kind: string, id: string, component: string) => `${kind}\u0000${id}\u0000${component}`
+const subjectKindOf = (s: HistorySubject): SubjectKind => (s.kind === "monitor" ? "monitor" : s.component === "" ? "source" : "component")
+
+/** The one status checks saw over hours that had no change: the most significant one, by the history's order. */
+const constantStatus = (kind: SubjectKind, hours: ReadonlyArray<readonly [number, number, number, number, number, number]>): string | null => {
+  let checks = 0, down = 0, degraded = 0, maintenance = 0, errors = 0
+  for (const h of hours) {
+    checks += h[1]
+    down += h[2]
+    degraded += h[3]
+    maintenance += h[4]
+    errors += h[5]
+  }
+  const read = kind === "monitor" ? checks : checks - errors
+  if (down > 0) return kind === "component" ? "critical" : "down"
+  if (degraded > 0) return "degraded"
+  if (maintenance > 0) return "maintenance"
+  return read > 0 ? (kind === "monitor" ? "up" : "operational") : null
+}
+
+/** The range's hours that have no check, as gaps (the current hour is never a gap: its checks are still coming). */
+const gapsOf = (covered: ReadonlySet<number>, range: Range, now: number): Array<Range> => {
+  const gaps: Array<Range> = []
+  const current = Math.floor(now / hourMs) * hourMs
+  for (let h = Math.floor(range.from / hourMs) * hourMs; h < range.to; h += hourMs) {
+    if (covered.has(h) || h >= current) continue
+    const last = gaps.at(-1)
+    if (last !== undefined && last.to === h) gaps[gaps.length - 1] = { from: last.from, to: h + hourMs }
+    else gaps.push({ from: h, to: h + hourMs })
+  }
+  return gaps
+}
+
+export class Analytics extends Context.Service<Analytics, {
+  /** Each subject's analytics over `[from, to)` (epoch ms; `to` capped at now), in the order asked. */
+  forSubjects(subjects: ReadonlyArray<HistorySubject>, range: Range): Effect.Effect<ReadonlyArray<SubjectAnalytics>, HistoryUnavailable>
+}>()("statusgrid/history/Analytics") {
+  static readonly layer = Layer.effect(Analytics, Effect.gen(function*() {
+    const ch = yield* ClickHouse
+
+    const query = <A>(sql: string, subjects: ReadonlyArray<HistorySubject>, params: Record<string, unknown>, decode: (u: unknown) => Effect.Effect<A, unknown>) =>
+      ch.query(sql, {
+        kinds: [...new Set(subjects.map((s) => s.kind))],
+        ids: [...new Set(subjects.map((s) => s.id))],
+        components: [...new Set(subjects.map((s) => s.component))],
+        ...params
+      }).pipe(
+        Effect.mapError((cause: ClickHouseError) => new HistoryUnavailable({ cause })),
+        Effect.flatMap((rows) => decode(rows).pipe(Effect.orDie))
+      )
+
+    const forSubjects = Effect.fn("Analytics.forSubjects")(function*(subjects: ReadonlyArray<HistorySubject>, asked: Range) {
+      if (subjects.length === 0) return []
+      const now = yield* Clock.currentTimeMillis
+      const range = { from: asked.from, to: Math.max(asked.from, Math.min(asked.to, now)) }
+      const fromMs = { from: range.from, to: range.to }
+      const [last, changes, hours] = yield* Effect.all([
+        query(
+          `SELECT toString(subject_kind) AS kind, subject_id, component_id, argMax(status, changed_at) AS status
+           FROM status_transitions
+           WHERE ${where} AND changed_at < fromUnixTimestamp64Milli(toInt64({from:Float64}), 'UTC')
+           GROUP BY subject_kind, subject_id, component_id`,
+          subjects,
+          fromMs,
+          decodeLast
+        ),
+        query(
+          `SELECT kind, subject_id, component_id, arraySort((x) -> x.1, groupArray((t, status, previous_status))) AS changes FROM (
+             SELECT toString(subject_kind) AS kind, subject_id, component_id,
+               toFloat64(toUnixTimestamp64Milli(changed_at)) AS t, toString(status) AS status, toString(previous_status) AS previous_status
+             FROM status_transitions
+             WHERE ${where} AND changed_at >= fromUnixTimestamp64Milli(toInt64({from:Float64}), 'UTC')
+               AND changed_at < fromUnixTimestamp64Milli(toInt64({to:Float64}), 'UTC'))
+           GROUP BY kind, subject_id, component_id`,
+          subjects,
+          fromMs,
+          decodeChanges
+        ),
+        query(
+          `SELECT kind, subject_id, component_id, groupArray([t, checks, down, degraded, maintenance, errors]) AS hours FROM (
+             SELECT toString(subject_kind) AS kind, subject_id, component_id, toUInt64(toUnixTimestamp(hour)) AS t,
+               sum(checks) AS checks, sum(down_checks) AS down, sum(degraded_checks) AS degraded,
+               sum(maintenance_checks) AS maintenance, sum(error_checks) AS errors
+             FROM check_rollup_hourly
+             WHERE ${where} AND hour >= toStartOfHour(toDateTime(toUInt32({from:Float64} / 1000), 'UTC'))
+               AND hour < toDateTime(toUInt32(ceil({to:Float64} / 1000)), 'UTC')
+             GROUP BY subject_kind, subject_id, component_id, hour
+             HAVING checks > 0)
+           GROUP BY kind, subject_id, component_id`,
+          subjects,
+          fromMs,
+          decodeHours
+        )
+      ], { concurrency: 3 })
+
+      const lastBy = new Map(last.map((r) => [keyOf(r.kind, r.subject_id, r.component_id), r.status]))
+      const changesBy = new Map(changes.map((r) => [keyOf(r.kind, r.subject_id, r.component_id), r.changes]))
+      const hoursBy = new Map(hours.map((r) => [keyOf(r.kind, r.subject_id, r.component_id), r.hours]))
+
+      return subjects.map((subject): SubjectAnalytics => {
+        const key = keyOf(subject.kind, subject.id, subject.component)
+        const kind = subjectKindOf(subject)
+        const mine = changesBy.get(key) ?? []
+        const seen = hoursBy.get(key) ?? []
+        const firstBefore = mine[0]?.[2]
+        const initial = lastBy.get(key)
+          ?? (firstBefore !== undefined && levelOf(kind, firstBefore) !== "unknown" ? firstBefore : undefined)
+          ?? (mine.length === 0 ? constantStatus(kind, seen) : null)
+        const periods = periodsOf(
+          kind,
+          initial,
+          mine.map(([at, status]): Change => ({ at, status })),
+          range,
+          gapsOf(new Set(seen.map((h) => h[0] * 1000)), range, now)
+        )
+        const durations = durationsOf(periods)
+        const outages = outagesOf(periods, range, initial, kind)
+        return {
+          subject,
+          from: range.from,
+          to: range.to,
+          durations,
+          uptime: uptimeOf(durations),
+          outages,
+          mttr_ms: meanTimeToResolution(outages),
+          hour_of_week: hourOfWeek(outages.filter((o) => !o.cut).map((o) => o.start))
+        }
+      })
+    })
+
+    return Analytics.of({ forSubjects })
+  }))
+}
