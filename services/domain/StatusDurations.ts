@@ -78,7 +78,7 @@ export const periodsOf = (
     cuts.add(clamp(g.from, range))
     cuts.add(clamp(g.to, range))
   }
-  const points = [...cuts].sort((a, b) => a - b)
+  const points = [...cuts].toSorted((a, b) => a - b)
   const periods: Array<Period> = []
   let current = levelOf(kind, initial)
   let next = 0
