@@ -116,6 +116,9 @@ export const organizationDigest = (orgId: string) =>
         UNION ALL SELECT 'api_key' || (to_jsonb(t) - 'last_used_at')::text FROM api_keys t, o WHERE t.organization_id = o.id
         UNION ALL SELECT 'delivery' || to_jsonb(t)::text FROM deliveries t, o WHERE t.organization_id = o.id
         UNION ALL SELECT 'alert' || to_jsonb(t)::text FROM alerts t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'tv_link' || to_jsonb(t)::text FROM tv_links t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'tv_link_stack' || to_jsonb(l)::text FROM tv_link_stacks l JOIN tv_links t ON t.id = l.tv_link_id, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'calendar_feed' || to_jsonb(t)::text FROM calendar_feeds t, o WHERE t.organization_id = o.id
         UNION ALL SELECT 'audit ' || count(*)::text FROM audit_log t, o WHERE t.organization_id = o.id
       ) rows`
     return row!.digest

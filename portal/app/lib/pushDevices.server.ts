@@ -1,9 +1,10 @@
 import { can } from "#services/domain/Permissions.ts"
+import { ChannelCreate } from "#services/domain/api/Notifications.ts"
 import { WebPushPublicKey } from "#services/notifier/WebPushPublicKey.ts"
 import { Channels } from "#services/orgs/Channels.ts"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { type PortalContext, runEffect } from "./effect.server.ts"
-import { type FieldErrors, withoutFieldName } from "./forms.server.ts"
+import { decodeForm, type FieldErrors, withoutFieldName } from "./forms.server.ts"
 import { clientIp, principalOf } from "./member.server.ts"
 import type { Viewer } from "./session.server.ts"
 
@@ -72,6 +73,9 @@ const text = (form: FormData, name: string) => {
   return typeof value === "string" ? value.trim() : ""
 }
 
+const DeviceName = Schema.Struct({ name: ChannelCreate.fields.name })
+const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
+
 /** The organization of the form's `organization` field among the person's own, or undefined. */
 const organizationIn = (viewer: Viewer, slug: string) => viewer.organizations.find((o) => o.slug === slug)
 
@@ -85,7 +89,10 @@ export const subscribeDevice = async (context: PortalContext, request: Request, 
   const intent = "push-subscribe" as const
   const organization = organizationIn(viewer, text(form, "organization"))
   if (organization === undefined) return { intent, errors: { organization: "must be one of your organizations" } }
-  const name = text(form, "name")
+  // The name as the API's ChannelCreate takes it (the service trusts a decoded body).
+  const decoded = decodeForm(DeviceName, { name: text(form, "name") })
+  if (!decoded.ok) return { intent, errors: decoded.errors }
+  const name = decoded.value.name
   const settings = { endpoint: text(form, "endpoint"), keys: { p256dh: text(form, "p256dh"), auth: text(form, "auth") } }
   return runEffect(context, request, Effect.gen(function*() {
     const principal = yield* principalOf(viewer, organization.id, clientIp(request))
@@ -109,6 +116,7 @@ export const removeDevice = async (context: PortalContext, request: Request, vie
   const organization = organizationIn(viewer, text(form, "organization"))
   if (organization === undefined) return { intent, errors: { form: "The device's organization is not one of yours." } }
   const id = text(form, "id")
+  if (!isUuid(id)) return { intent, errors: { form: "That device is not one of the organization's." } }
   return runEffect(context, request, Effect.gen(function*() {
     const principal = yield* principalOf(viewer, organization.id, clientIp(request))
     const channel = yield* Channels.use((c) => c.get(principal, id))

@@ -144,6 +144,8 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   }
 }
 
+const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
+
 /** The form's fields, as typed, to show again with the errors. */
 const AddFields = Schema.Struct({
   org: Schema.String,
@@ -174,6 +176,8 @@ export async function action({ request, context, params }: Route.ActionArgs): Pr
   if (Result.isFailure(fields) || values.stack === "") {
     return fail(values.stack === "" ? { stack: "choose a stack, or a new one" } : { what: "choose the whole source or some components" })
   }
+  // One of the stacks offered (their ids), or a new one.
+  if (values.stack !== "new" && !isUuid(values.stack)) return fail({ stack: "choose a stack, or a new one" })
   const componentIds = form.getAll("component").filter((v): v is string => typeof v === "string")
   if (values.what === "components" && componentIds.length === 0) return fail({ components: "tick at least one component" })
   const creating = values.stack === "new"

@@ -1,4 +1,4 @@
-import type { Delivery } from "#services/domain/api/Notifications.ts"
+import { ChannelUpdate, type Delivery } from "#services/domain/api/Notifications.ts"
 import { Channels } from "#services/orgs/Channels.ts"
 import { Effect, Schedule } from "effect"
 import { data, Form, Link, redirect } from "react-router"
@@ -10,7 +10,7 @@ import { CsrfField, Field, FormError } from "../../../components/Forms.tsx"
 import alertsStylesheet from "../../../components/alerts/alerts.css?url"
 import stacksStylesheet from "../../../components/settings/stacks.css?url"
 import { runEffect } from "../../../lib/effect.server.ts"
-import { type FieldErrors, withoutFieldName } from "../../../lib/forms.server.ts"
+import { decodeForm, type FieldErrors, withoutFieldName } from "../../../lib/forms.server.ts"
 import { requireMember, requireMemberAction } from "../../../lib/member.server.ts"
 import { isUuid } from "../stacks/stacks.server.ts"
 import { formFieldOf, settingsFromForm } from "./channelForm.server.ts"
@@ -41,7 +41,7 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   const settings = channel.settings as Readonly<Record<string, unknown>>
   return {
     organization: { slug: organization.slug, name: organization.name },
-    allowed: { write: allowed["notifications.manage"], remove: allowed["content.delete"] },
+    allowed: { write: allowed["notifications.manage"], remove: allowed["notifications.manage"] },
     channel: { id: channel.id, name: channel.name, type: channel.type, enabled: channel.enabled },
     editable: isFormChannelType(channel.type),
     values: Object.fromEntries(fields.filter((f) => f.kind !== "secret" && f.kind !== "lines").map((f) => [f.name, formValue(settings[f.name])])),
@@ -97,9 +97,13 @@ export async function action({ request, context, params }: Route.ActionArgs) {
   const { settings, typed, errors } = settingsFromForm(type, form)
   const name = String(form.get("name") ?? "")
   typed["name"] = name
-  if (Object.keys(errors).length > 0) return data<ActionResult>({ intent, errors, typed }, { status: 400 })
-  const enabled = form.get("enabled") === "on"
-  const outcome = await runEffect(context, request, Channels.use((c) => c.update(principal, params.id, { name, enabled, settings })).pipe(
+  // The name as the API's ChannelUpdate takes it (the service trusts a decoded patch).
+  const decoded = decodeForm(ChannelUpdate, { name, enabled: form.get("enabled") === "on", settings } as unknown as Record<string, string>)
+  if (!decoded.ok || Object.keys(errors).length > 0) {
+    return data<ActionResult>({ intent, errors: { ...(decoded.ok ? {} : decoded.errors), ...errors }, typed }, { status: 400 })
+  }
+  const patch = decoded.value
+  const outcome = await runEffect(context, request, Channels.use((c) => c.update(principal, params.id, patch)).pipe(
     Effect.map(() => ({ ok: true as const })),
     Effect.catchTags({
       InvalidParameter: (e) => Effect.succeed({ ok: false as const, errors: { [formFieldOf(e.field)]: withoutFieldName(e.field, e.message) } as FieldErrors }),
