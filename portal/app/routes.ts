@@ -21,6 +21,7 @@ export default [
   // catalog: browse and search the sources, one source's page with "Add to a stack"
   route("catalog", "routes/catalog/catalog.tsx"),
   route("sources/:key", "routes/catalog/source.tsx"),
+  route("sources/:key/analytics", "routes/catalog/analytics.tsx"),
   // alerts + access: the alert page and its links, invitations, OpenID Connect sign-in
   route("alerts/:id", "routes/alerts/alert.tsx"),
   route("alerts/:id/ack", "routes/alerts/ack-link.tsx"),
@@ -42,6 +43,7 @@ export default [
     // monitors + custom sources
     route("monitors", "routes/settings/monitors/list.tsx"),
     route("monitors/:id", "routes/settings/monitors/monitor.tsx"),
+    route("monitors/:id/analytics", "routes/settings/monitors/analytics.tsx"),
     route("sources", "routes/settings/sources.tsx"),
     // end monitors + custom sources
     // maintenance calendar

@@ -4,6 +4,7 @@ import * as Fs from "node:fs"
 import { STATUS_CODES } from "node:http"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
+import { Analytics } from "../history/Analytics.ts"
 import { StatusHistory } from "../history/StatusHistory.ts"
 import { Oidc } from "../identity/Oidc.ts"
 import { Sessions } from "../identity/Sessions.ts"
@@ -154,7 +155,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
  * its own copies (test/browser/shared-services.test.ts catches that).
  */
 export const PortalRoutesLive = PortalRoutes.pipe(
-  Layer.provide(Layer.mergeAll(ApiKeys.layer, Organizations.layer, Users.layer, Sessions.layer, Sources.layer, SourceHistories.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer)),
+  Layer.provide(Layer.mergeAll(ApiKeys.layer, Organizations.layer, Users.layer, Sessions.layer, Sources.layer, SourceHistories.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer, Analytics.layer)),
   Layer.provide(Layer.mergeAll(Alerts.layer, Members.layer, Oidc.layer, WebPushPublicKey.layer)),
   Layer.provide(TvLinks.layer.pipe(Layer.provideMerge(Stacks.layer), Layer.provide(LiveTargets.layer))),
   Layer.provide(Layer.mergeAll(Organizations.layer, SecretBox.layer)),

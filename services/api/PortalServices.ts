@@ -1,4 +1,5 @@
 import type { Effect, Exit } from "effect"
+import type { Analytics } from "../history/Analytics.ts"
 import type { StatusHistory } from "../history/StatusHistory.ts"
 import type { WebPushPublicKey } from "../notifier/WebPushPublicKey.ts"
 import type { Oidc } from "../identity/Oidc.ts"
@@ -27,6 +28,7 @@ import type { Sources } from "./Sources.ts"
  */
 export type PortalServices =
   | Alerts
+  | Analytics
   | ApiKeys
   | Channels
   | CustomSources

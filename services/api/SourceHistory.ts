@@ -1,6 +1,9 @@
 import { Config, Context, Effect, Layer } from "effect"
 import type { HistoryUnavailable } from "../history/StatusHistory.ts"
+import type { SourceAnalytics } from "../domain/Analytics.ts"
 import type { HistoryWindow, SourceHistory } from "../domain/History.ts"
+import type { Range } from "../domain/StatusDurations.ts"
+import { Analytics, wireAnalytics, wireRange } from "../history/Analytics.ts"
 import { StatusHistory } from "../history/StatusHistory.ts"
 import { makeMicroCache } from "./MicroCache.ts"
 import { type SourceNotFound, Sources } from "./Sources.ts"
@@ -12,16 +15,21 @@ import { type SourceNotFound, Sources } from "./Sources.ts"
  * (API_CACHE_MS): the reads are public, the same for every caller, and change
  * at most once per check. The API's `GET /sources/{key}/history` and the
  * portal's source page both read it here, through the one instance the server
- * builds (services/api/Portal.ts), so they share the cache.
+ * builds (services/api/Portal.ts), so they share the cache. `analytics`: the
+ * source's and its components' figures from status durations over a range
+ * (`GET /sources/{key}/analytics`, three ClickHouse queries; not cached, as
+ * ranges differ).
  */
 export class SourceHistories extends Context.Service<SourceHistories, {
   read(key: string, window: HistoryWindow): Effect.Effect<SourceHistory, SourceNotFound | HistoryUnavailable>
+  analytics(key: string, range: Range): Effect.Effect<SourceAnalytics, SourceNotFound | HistoryUnavailable>
 }>()("statusgrid/api/SourceHistories") {
   static readonly layerNoDeps = Layer.effect(
     SourceHistories,
     Effect.gen(function*() {
       const sources = yield* Sources
       const history = yield* StatusHistory
+      const durations = yield* Analytics
       const cached = makeMicroCache(yield* Config.Int("API_CACHE_MS").pipe(Config.withDefault(1000), Effect.orDie))
       const read = Effect.fn("Sources.history")(function*(key: string, window: HistoryWindow) {
         const components = yield* sources.checkedComponents(key)
@@ -32,10 +40,23 @@ export class SourceHistories extends Context.Service<SourceHistories, {
           components: components.map((c, i) => ({ id: c.id, name: c.name, history: read.components[i]! }))
         } satisfies SourceHistory
       })
-      return SourceHistories.of({ read: (key, window) => cached(`history:${key}:${window}`, read(key, window)) })
+      const analytics = Effect.fn("Sources.analytics")(function*(key: string, range: Range) {
+        const components = yield* sources.checkedComponents(key)
+        const [source, ...rest] = yield* durations.forSubjects([
+          { kind: "source", id: key, component: "" },
+          ...components.map((c) => ({ kind: "source" as const, id: key, component: c.external_id }))
+        ], range)
+        return {
+          key,
+          ...wireRange(source!),
+          analytics: wireAnalytics(source!),
+          components: components.map((c, i) => ({ id: c.id, name: c.name, analytics: wireAnalytics(rest[i]!) }))
+        } satisfies SourceAnalytics
+      })
+      return SourceHistories.of({ read: (key, window) => cached(`history:${key}:${window}`, read(key, window)), analytics })
     })
   )
 
   /** Over the server's `Sources` and `StatusHistory` (the same layer values, so the same instances). */
-  static readonly layer = SourceHistories.layerNoDeps.pipe(Layer.provide(Layer.mergeAll(Sources.layer, StatusHistory.layer)))
+  static readonly layer = SourceHistories.layerNoDeps.pipe(Layer.provide(Layer.mergeAll(Sources.layer, StatusHistory.layer, Analytics.layer)))
 }

@@ -1,4 +1,5 @@
-import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, DateTime, Effect, Layer, Result, Schema } from "effect"
+import { defaultAnalyticsDays, maxAnalyticsDays, type SubjectAnalytics as WireSubjectAnalytics } from "../domain/Analytics.ts"
 import type { HistorySubject } from "../domain/History.ts"
 import {
   type Change,
@@ -44,6 +45,7 @@ export interface SubjectAnalytics {
 }
 
 const hourMs = 3_600_000
+const dayMs = 86_400_000
 
 const where = `subject_kind IN {kinds:Array(String)} AND subject_id IN {ids:Array(String)}
   AND component_id IN {components:Array(String)}`
@@ -204,3 +206,34 @@ export class Analytics extends Context.Service<Analytics, {
     return Analytics.of({ forSubjects })
   }))
 }
+
+/** A range asked through `?from=&to=` (services/domain/Analytics.ts), or which parameter is wrong and why. */
+export const analyticsRange = (
+  query: { readonly from?: DateTime.Utc | undefined; readonly to?: DateTime.Utc | undefined },
+  now: number
+): Result.Result<Range, { readonly field: "from" | "to"; readonly message: string }> => {
+  const to = Math.min(query.to === undefined ? now : DateTime.toEpochMillis(query.to), now)
+  const from = query.from === undefined ? to - defaultAnalyticsDays * dayMs : DateTime.toEpochMillis(query.from)
+  if (query.to !== undefined && query.from !== undefined && DateTime.toEpochMillis(query.to) <= from) {
+    return Result.fail({ field: "from", message: "from must be before to" })
+  }
+  if (from >= now) return Result.fail({ field: "from", message: "from must be in the past" })
+  if (from < now - maxAnalyticsDays * dayMs) {
+    return Result.fail({ field: "from", message: `from must be within the last ${maxAnalyticsDays} days` })
+  }
+  return Result.succeed({ from, to: Math.max(from, to) })
+}
+
+const isoOf = (ms: number) => new Date(ms).toISOString()
+
+/** A subject's figures as the API sends them. */
+export const wireAnalytics = (a: SubjectAnalytics): WireSubjectAnalytics => ({
+  uptime: a.uptime,
+  durations_ms: a.durations,
+  outages: a.outages.map((o) => ({ start: isoOf(o.start), end: o.end === null ? null : isoOf(o.end), duration_ms: o.duration_ms, cut: o.cut })),
+  outage_count: a.outages.length,
+  mttr_ms: a.mttr_ms,
+  hour_of_week: a.hour_of_week
+})
+
+export const wireRange = (a: Pick<SubjectAnalytics, "from" | "to">) => ({ from: isoOf(a.from), to: isoOf(a.to) })

@@ -52,6 +52,7 @@ const portalWays: Readonly<Record<string, PortalWay>> = {
   "GET /api/v1/sources/{key}/incidents": { page: "/sources/{catalog}", shows: "Incidents" },
   "GET /api/v1/sources/{key}/maintenances": { page: "/sources/{catalog}", shows: "Upcoming maintenance" },
   "GET /api/v1/sources/{key}/history": { page: "/sources/{catalog}", shows: "uptime" },
+  "GET /api/v1/sources/{key}/analytics": { page: "/sources/{catalog}/analytics?days=7", shows: "Component 0 of {catalog}" },
   // The organization, its plan and usage.
   "GET /api/v1/organization": { page: "/settings/{org}/plan", shows: "Pro" },
   // Team: members, invitations, API keys, audit log.
@@ -88,6 +89,7 @@ const portalWays: Readonly<Record<string, PortalWay>> = {
   "POST /api/v1/monitors/{id}/resume": { page: "/settings/{org}/monitors/{monitor}", shows: "{monitorName}" },
   "GET /api/v1/monitors/{id}/checks": { page: "/settings/{org}/monitors/{monitor}", shows: "Check log" },
   "GET /api/v1/monitors/{id}/history": { page: "/settings/{org}/monitors/{monitor}", shows: "Response time" },
+  "GET /api/v1/monitors/{id}/analytics": { page: "/settings/{org}/monitors/{monitor}/analytics", shows: "Time at each status" },
   // Custom sources.
   "GET /api/v1/custom-sources": { page: "/settings/{org}/sources", shows: "{customSourceName}" },
   "POST /api/v1/custom-sources": { page: "/settings/{org}/sources", form: intent("add") },
@@ -170,7 +172,8 @@ beforeAll(async () => {
   records["apiKeyName"] = String(apiKey["name"])
   const tv = await post("/tv-links", { name: "Ops wall", stack_ids: [records["stack"]] })
   records["tvName"] = String(tv["name"])
-  records["alert"] = await world.run(alertOf({ id: world.org.id, slug: world.org.slug, keys: { admin: key, member: key, viewer: key } }))
+  const tenant = { id: world.org.id, slug: world.org.slug, keys: { admin: key, member: key, viewer: key } }
+  records["alert"] = await world.run(alertOf(tenant))
   const alert = await api(world.server.url, key, "GET", `/alerts/${records["alert"]}`)
   records["alertTitle"] = String(alert["title"])
   admin = await browser.newContext({ viewport: { width: 1280, height: 900 } })

@@ -561,6 +561,7 @@ describe("sources API", () => {
         assert.deepStrictEqual(Object.keys(doc.paths).filter((p) => p.startsWith("/api/v1/sources")).toSorted(), [
           "/api/v1/sources",
           "/api/v1/sources/{key}",
+          "/api/v1/sources/{key}/analytics",
           "/api/v1/sources/{key}/components",
           "/api/v1/sources/{key}/history",
           "/api/v1/sources/{key}/incidents",
@@ -581,6 +582,7 @@ describe("sources API", () => {
         assert.deepStrictEqual(params("/api/v1/sources/{key}/incidents"), ["path:key", "query:cursor", "query:limit"])
         assert.deepStrictEqual(params("/api/v1/sources/{key}/maintenances"), ["path:key", "query:cursor", "query:limit"])
         assert.deepStrictEqual(params("/api/v1/sources/{key}/history"), ["path:key", "query:window"])
+        assert.deepStrictEqual(params("/api/v1/sources/{key}/analytics"), ["path:key", "query:from", "query:to"])
         const category = doc.paths["/api/v1/sources"]!.get.parameters[0]!
         assert.deepStrictEqual(category.schema.enum, ["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"])
         assert.deepStrictEqual(Object.keys(doc.paths["/api/v1/sources/{key}"]!.get.responses).toSorted(), ["200", "400", "404", "413", "415", "500"])

@@ -1,11 +1,13 @@
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer, Result } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../domain/api/Api.ts"
+import { InvalidParameter } from "../../domain/api/Errors.ts"
 import { CurrentPrincipal } from "../../domain/Principal.ts"
 import { Monitors } from "../../orgs/Monitors.ts"
 import { SecretBox } from "../../platform/SecretBox.ts"
 import { MonitorAgents } from "../../monitors/MonitorAgents.ts"
 import { StatusHistory } from "../../history/StatusHistory.ts"
+import { Analytics, analyticsRange, wireAnalytics, wireRange } from "../../history/Analytics.ts"
 
 /** Handlers of the `monitors` group: an organization's website monitors. */
 export const MonitorsHttpNoDeps = HttpApiBuilder.group(
@@ -14,6 +16,7 @@ export const MonitorsHttpNoDeps = HttpApiBuilder.group(
   Effect.fn(function*(handlers) {
     const monitors = yield* Monitors
     const history = yield* StatusHistory
+    const durations = yield* Analytics
     return handlers.handleAll({
       list: ({ query }) => CurrentPrincipal.use((p) => monitors.list(p, query)),
       create: ({ payload }) => CurrentPrincipal.use((p) => monitors.add(p, payload)),
@@ -35,7 +38,15 @@ export const MonitorsHttpNoDeps = HttpApiBuilder.group(
           Effect.andThen((monitor) => history.forSubjects([{ kind: "monitor", id: monitor.id, component: "" }], query.window ?? "24h")),
           Effect.map(([strip]) => ({ id: params.id, history: strip! })),
           Effect.catchTag("HistoryUnavailable", Effect.die)
-        )
+        ),
+      analytics: ({ params, query }) =>
+        Effect.gen(function*() {
+          const range = analyticsRange(query, yield* Clock.currentTimeMillis)
+          if (Result.isFailure(range)) return yield* new InvalidParameter(range.failure)
+          const monitor = yield* CurrentPrincipal.use((p) => monitors.get(p, params.id))
+          const [figures] = yield* durations.forSubjects([{ kind: "monitor", id: monitor.id, component: "" }], range.success)
+          return { id: params.id, ...wireRange(figures!), analytics: wireAnalytics(figures!) }
+        }).pipe(Effect.catchTag("HistoryUnavailable", Effect.die))
     })
   })
 )
@@ -46,6 +57,6 @@ export const MonitorsHttpNoDeps = HttpApiBuilder.group(
  * is used when the process provides it (a runner with the poller).
  */
 export const MonitorsHttp = MonitorsHttpNoDeps.pipe(
-  Layer.provide(Layer.mergeAll(Monitors.layer, StatusHistory.layer)),
+  Layer.provide(Layer.mergeAll(Monitors.layer, StatusHistory.layer, Analytics.layer)),
   Layer.provide(Layer.mergeAll(SecretBox.layer, MonitorAgents.layer))
 )

@@ -1,7 +1,8 @@
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer, Result } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../domain/api/Api.ts"
-import { NotFound } from "../../domain/api/Errors.ts"
+import { InvalidParameter, NotFound } from "../../domain/api/Errors.ts"
+import { analyticsRange } from "../../history/Analytics.ts"
 import { SourceHistories } from "../SourceHistory.ts"
 import { listSources, type SourceNotFound, Sources } from "../Sources.ts"
 
@@ -35,7 +36,13 @@ export const SourcesHttpNoDeps = HttpApiBuilder.group(
       history: ({ params, query }) => {
         const window = query.window ?? "24h"
         return histories.read(params.key, window).pipe(Effect.catchTag("HistoryUnavailable", Effect.die), Effect.mapError(notFound))
-      }
+      },
+      analytics: ({ params, query }) =>
+        Effect.gen(function*() {
+          const range = analyticsRange(query, yield* Clock.currentTimeMillis)
+          if (Result.isFailure(range)) return yield* new InvalidParameter(range.failure)
+          return yield* histories.analytics(params.key, range.success).pipe(Effect.catchTag("HistoryUnavailable", Effect.die), Effect.mapError(notFound))
+        })
     })
   })
 )

@@ -1,9 +1,10 @@
 import { Schema, SchemaTransformation } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { AnalyticsQuery, MonitorAnalytics } from "../Analytics.ts"
 import { HistoryQuery, MonitorHistory } from "../History.ts"
 import { Monitor, MonitorAuth, MonitorInput } from "../Monitor.ts"
 import { OrgAuth } from "./Auth.ts"
-import { Conflict, Forbidden, NotFound, PlanLimitReached } from "./Errors.ts"
+import { Conflict, Forbidden, InvalidParameter, NotFound, PlanLimitReached } from "./Errors.ts"
 import { Page, PageQuery } from "./Paging.ts"
 
 const UtcTimestamp = Schema.String.annotate({ format: "date-time" }).pipe(
@@ -198,6 +199,16 @@ export class MonitorsGroup extends HttpApiGroup.make("monitors")
       summary: "Status history and uptime of a monitor",
       description: "`window=24h` (default, hourly cells) or `90d` (daily cells), with the uptime over the window and " +
         "over the last 30 UTC days: checks not down / checks (degraded counts as up)."
+    })),
+    HttpApiEndpoint.get("analytics", "/monitors/:id/analytics", {
+      params: IdParams,
+      query: AnalyticsQuery,
+      success: MonitorAnalytics,
+      error: [Forbidden, NotFound, InvalidParameter]
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Analytics of a monitor over a range",
+      description: "From status durations, as `GET /sources/{key}/analytics`: time at each level, uptime (paused, pending " +
+        "and hours without checks left out as unknown), outages, mean time to resolution, outage starts by hour of the week."
     })),
     HttpApiEndpoint.delete("delete", "/monitors/:id", { params: IdParams, success: HttpApiSchema.NoContent, error: [Forbidden, NotFound] })
       .annotateMerge(OpenApi.annotations({ summary: "Delete a monitor (Admin); it leaves the stacks that showed it" }))

@@ -2,9 +2,10 @@ import { Schema, SchemaTransformation } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { MaintenanceStatus } from "../Snapshot.ts"
 import { CategoryId, CheckClass, SourceKey } from "../Source.ts"
+import { AnalyticsQuery, SourceAnalytics } from "../Analytics.ts"
 import { HistoryQuery, SourceHistory } from "../History.ts"
 import { ComponentStatus, IncidentImpact, IncidentStatus, SourceStatus } from "../Status.ts"
-import { NotFound } from "./Errors.ts"
+import { InvalidParameter, NotFound } from "./Errors.ts"
 import { Page, PageQuery } from "./Paging.ts"
 
 /** Page size of `GET /sources`: 50 unless `limit` says otherwise, at most 500. */
@@ -267,6 +268,19 @@ export class SourcesGroup extends HttpApiGroup.make("sources")
         "cells (UTC), the last one today. Each cell holds the most significant status seen (down, degraded, " +
         "maintenance, operational) or `no_data`, and its uptime. Uptime is checks not down / checks, leaving out " +
         "checks in maintenance and checks whose status page could not be read; `uptime_30d` covers the last 30 UTC days."
+    })),
+    HttpApiEndpoint.get("analytics", "/:key/analytics", {
+      params: KeyParams,
+      query: AnalyticsQuery,
+      success: SourceAnalytics,
+      error: [NotFound, InvalidParameter]
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Analytics of a source and its components over a range",
+      description: "From status durations (time, not check counts): milliseconds at each level, uptime = (counted − down) / " +
+        "counted × 100 where counted leaves out maintenance and unknown time (before the first known status, unread pages, " +
+        "hours without any check), each outage with its start, end and duration, the mean time to resolution, and outage " +
+        "starts by hour of the week (UTC). `from` defaults to 30 days before `to`, `to` to now (a later `to` is capped at now); " +
+        "`from` must be before `to` and within the last 400 days."
     }))
   )
   .prefix("/sources")

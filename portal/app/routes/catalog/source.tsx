@@ -273,6 +273,7 @@ export default function SourcePage({ loaderData, actionData }: Route.ComponentPr
                           <Link to={windowHref("90d")} aria-current={window === "90d"} preventScrollReset>90 days</Link>
                         </span>
                       </p>
+                      <p><Link to={`/sources/${source.key}/analytics`}>Uptime and outages over any range</Link></p>
                       <HistoryStrip strip={read.source} label={`${source.name} status over the last ${window === "24h" ? "24 hours" : "90 days"}`} />
                     </>
                   )}

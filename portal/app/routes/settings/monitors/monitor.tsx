@@ -142,6 +142,7 @@ export default function MonitorPage({ loaderData, actionData }: Route.ComponentP
           <div>
             <h1>{monitor.name}</h1>
             <p className="muted url">{monitor.url}</p>
+            <p><Link to={`/settings/${slug}/monitors/${monitor.id}/analytics`}>Uptime and outages</Link></p>
           </div>
           <div className="actions">
             <StatusBadge status={fromMonitorState(monitor.state)} />
