@@ -15,8 +15,8 @@ import {
   type SubjectKind,
   uptimeOf
 } from "../domain/StatusDurations.ts"
-import { ClickHouse, type ClickHouseError } from "../platform/ClickHouse.ts"
-import { HistoryUnavailable } from "./StatusHistory.ts"
+import { ClickHouse } from "../platform/ClickHouse.ts"
+import { type HistoryUnavailable, querySubjects, subjectsWhere } from "./StatusHistory.ts"
 
 /**
  * Analytics from status durations (services/domain/StatusDurations.ts): a
@@ -47,8 +47,7 @@ export interface SubjectAnalytics {
 const hourMs = 3_600_000
 const dayMs = 86_400_000
 
-const where = `subject_kind IN {kinds:Array(String)} AND subject_id IN {ids:Array(String)}
-  AND component_id IN {components:Array(String)}`
+const where = subjectsWhere
 
 const decodeLast = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
   kind: Schema.String,
@@ -114,15 +113,7 @@ export class Analytics extends Context.Service<Analytics, {
     const ch = yield* ClickHouse
 
     const query = <A>(sql: string, subjects: ReadonlyArray<HistorySubject>, params: Record<string, unknown>, decode: (u: unknown) => Effect.Effect<A, unknown>) =>
-      ch.query(sql, {
-        kinds: [...new Set(subjects.map((s) => s.kind))],
-        ids: [...new Set(subjects.map((s) => s.id))],
-        components: [...new Set(subjects.map((s) => s.component))],
-        ...params
-      }).pipe(
-        Effect.mapError((cause: ClickHouseError) => new HistoryUnavailable({ cause })),
-        Effect.flatMap((rows) => decode(rows).pipe(Effect.orDie))
-      )
+      querySubjects(ch, sql, subjects, params, decode)
 
     const forSubjects = Effect.fn("Analytics.forSubjects")(function*(subjects: ReadonlyArray<HistorySubject>, asked: Range) {
       if (subjects.length === 0) return []

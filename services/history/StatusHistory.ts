@@ -105,6 +105,31 @@ const uptimeOf = (c: Counts, fromMs: number, toMs: number): Uptime => ({
   to: DateTime.makeUnsafe(toMs)
 })
 
+/**
+ * A query over the rows of `subjects`, whose SQL filters with `subjectsWhere`
+ * (three IN lists: kinds, ids, components, so it may match other subjects too:
+ * callers pick theirs by key), its rows decoded with `decode`.
+ */
+export const querySubjects = <A>(
+  ch: ClickHouse["Service"],
+  query: string,
+  subjects: ReadonlyArray<HistorySubject>,
+  params: Record<string, unknown>,
+  decode: (rows: unknown) => Effect.Effect<A, unknown>
+): Effect.Effect<A, HistoryUnavailable> =>
+  ch.query(query, {
+    kinds: [...new Set(subjects.map((s) => s.kind))],
+    ids: [...new Set(subjects.map((s) => s.id))],
+    components: [...new Set(subjects.map((s) => s.component))],
+    ...params
+  }).pipe(
+    Effect.mapError((cause: ClickHouseError) => new HistoryUnavailable({ cause })),
+    Effect.flatMap((rows) => decode(rows).pipe(Effect.orDie))
+  )
+
+export const subjectsWhere = `subject_kind IN {kinds:Array(String)} AND subject_id IN {ids:Array(String)}
+  AND component_id IN {components:Array(String)}`
+
 const subjectKey = (kind: string, id: string, component: string) => `${kind}\u0000${id}\u0000${component}`
 
 /** The cells of a window ending with the current hour or day, at `now`. */
@@ -143,8 +168,7 @@ const uptimeRange = (now: number, days: number) => {
   return { from: today - (days - 1) * dayMs, to: today + dayMs }
 }
 
-const where = `subject_kind IN {kinds:Array(String)} AND subject_id IN {ids:Array(String)}
-  AND component_id IN {components:Array(String)}`
+const where = subjectsWhere
 const sums = `sum(checks) AS checks, sum(down_checks) AS down, sum(degraded_checks) AS degraded,
   sum(maintenance_checks) AS maintenance, sum(error_checks) AS errors`
 /**
@@ -185,15 +209,7 @@ export class StatusHistory extends Context.Service<StatusHistory, {
 
     /** Rows of `subjects` (and of other subjects the IN lists happen to match; callers pick theirs by key). */
     const read = (query: string, subjects: ReadonlyArray<HistorySubject>, params: Record<string, unknown>) =>
-      ch.query(query, {
-        kinds: [...new Set(subjects.map((s) => s.kind))],
-        ids: [...new Set(subjects.map((s) => s.id))],
-        components: [...new Set(subjects.map((s) => s.component))],
-        ...params
-      }).pipe(
-        Effect.mapError((cause: ClickHouseError) => new HistoryUnavailable({ cause })),
-        Effect.flatMap((rows) => decodeRows(rows).pipe(Effect.orDie))
-      )
+      querySubjects(ch, query, subjects, params, decodeRows)
 
     const hourly = (subjects: ReadonlyArray<HistorySubject>, from: number, to: number) =>
       read(

@@ -1,14 +1,12 @@
-import { Effect, Exit, ManagedRuntime, Schema, Scope } from "effect"
+import { Effect, Exit, ManagedRuntime, Scope } from "effect"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import type { CheckResultRow } from "../../services/domain/CheckResult.ts"
-import { StatusTransitionRow } from "../../services/domain/StatusTransition.ts"
 import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
 import { ClickHouse } from "../../services/platform/ClickHouse.ts"
-import { makeWriter, ResultWriter } from "../../services/poller/ResultWriter.ts"
 import { api } from "../support/alertWorld.ts"
 import { expectAccessible, launchBrowser, screenshot } from "../support/browser.ts"
 import { clickHouseHttp } from "../support/clickhouseHttp.ts"
+import { checksEvery15, historyWriters, statusChange } from "../support/history.ts"
 import { people, type SettingsWorld, signIn, startSettingsWorld } from "../support/monitorsWorld.ts"
 import { catalogSource } from "../support/orgRecords.ts"
 import { tempDir } from "../support/stores.ts"
@@ -39,21 +37,6 @@ let source: { key: string; components: ReadonlyArray<string> }
 let monitorId: string
 const scope = Scope.makeUnsafe()
 
-/** A check every 15 minutes over `[from, to)`. */
-const checks = (kind: "source" | "monitor", id: string, component: string, from: number, to: number, statusAt: (ms: number) => string) => {
-  const rows: Array<CheckResultRow> = []
-  for (let t = from; t < to; t += 15 * minute) {
-    rows.push({
-      checked_at: iso(t), subject_kind: kind, subject_id: id, component_id: component, status: statusAt(t),
-      latency_ms: 120, http_status: 200, bytes: 0, error: "", region: "", shard: 0
-    })
-  }
-  return rows
-}
-
-const change = (kind: "source" | "monitor", id: string, component: string, ms: number, previous: string, status: string): StatusTransitionRow => ({
-  changed_at: iso(ms), subject_kind: kind, subject_id: id, component_id: component, previous_status: previous, status, incident_id: "", event_id: ""
-})
 
 beforeAll(async () => {
   const front = await Effect.runPromise(Scope.provide(scope)(Effect.flatMap(tempDir("analytics-browser-ch"), clickHouseHttp)))
@@ -73,38 +56,27 @@ beforeAll(async () => {
   const gap = (t: number) => t >= first + 6 * hour && t < first + 8 * hour
   const sourceStatus = (t: number) => down(t) ? "down" : t >= first + 14 * hour && t < first + 16 * hour ? "maintenance" : "operational"
   const rows = [
-    ...checks("source", source.key, "", first - hour, today, sourceStatus),
-    ...checks("source", source.key, "c0", first - hour, today, (t) => t >= first + 9 * hour && t < first + 10.5 * hour ? "critical" : "operational"),
-    ...checks("source", source.key, "c1", first - hour, today, () => "operational"),
-    ...checks("monitor", monitorId, "", first - hour, today, (t) => t >= first + day + 3 * hour && t < first + day + 3.75 * hour ? "down" : "up")
+    ...checksEvery15("source", source.key, "", first - hour, today, sourceStatus),
+    ...checksEvery15("source", source.key, "c0", first - hour, today, (t) => t >= first + 9 * hour && t < first + 10.5 * hour ? "critical" : "operational"),
+    ...checksEvery15("source", source.key, "c1", first - hour, today, () => "operational"),
+    ...checksEvery15("monitor", monitorId, "", first - hour, today, (t) => t >= first + day + 3 * hour && t < first + day + 3.75 * hour ? "down" : "up")
   ].filter((r) => !gap(Date.parse(r.checked_at)))
   const transitions = [
-    change("source", source.key, "", first + 9 * hour, "operational", "down"),
-    change("source", source.key, "", first + 10.5 * hour, "down", "operational"),
-    change("source", source.key, "", first + 14 * hour, "operational", "maintenance"),
-    change("source", source.key, "", first + 16 * hour, "maintenance", "operational"),
-    change("source", source.key, "", first + day + 22 * hour, "operational", "down"),
-    change("source", source.key, "", first + day + 22 * hour + 20 * minute, "down", "operational"),
-    change("source", source.key, "c0", first + 9 * hour, "operational", "critical"),
-    change("source", source.key, "c0", first + 10.5 * hour, "critical", "operational"),
-    change("monitor", monitorId, "", first - hour, "pending", "up"),
-    change("monitor", monitorId, "", first + day + 3 * hour, "up", "down"),
-    change("monitor", monitorId, "", first + day + 3.75 * hour, "down", "up")
+    statusChange("source", source.key, "", first + 9 * hour, "operational", "down"),
+    statusChange("source", source.key, "", first + 10.5 * hour, "down", "operational"),
+    statusChange("source", source.key, "", first + 14 * hour, "operational", "maintenance"),
+    statusChange("source", source.key, "", first + 16 * hour, "maintenance", "operational"),
+    statusChange("source", source.key, "", first + day + 22 * hour, "operational", "down"),
+    statusChange("source", source.key, "", first + day + 22 * hour + 20 * minute, "down", "operational"),
+    statusChange("source", source.key, "c0", first + 9 * hour, "operational", "critical"),
+    statusChange("source", source.key, "c0", first + 10.5 * hour, "critical", "operational"),
+    statusChange("monitor", monitorId, "", first - hour, "pending", "up"),
+    statusChange("monitor", monitorId, "", first + day + 3 * hour, "up", "down"),
+    statusChange("monitor", monitorId, "", first + day + 3.75 * hour, "down", "up")
   ]
   const spill = await Effect.runPromise(Scope.provide(scope)(tempDir("analytics-browser-spill")))
   const writers = ManagedRuntime.make(ClickHouse.layerServer(front.url, database))
-  await writers.runPromise(Effect.scoped(Effect.gen(function*() {
-    const results = yield* ResultWriter.make({ spillDir: spill, flushMs: 20 })
-    yield* results.write(rows)
-    yield* results.flush
-    const changes = yield* makeWriter({ spillDir: `${spill}/transitions`, flushMs: 20 }, {
-      table: "status_transitions",
-      decodeRows: Schema.decodeUnknownSync(Schema.Array(StatusTransitionRow)),
-      what: "status transitions"
-    })
-    yield* changes.write(transitions)
-    yield* changes.flush
-  })))
+  await writers.runPromise(Effect.scoped(Effect.flatMap(historyWriters(spill), (w) => w.write(rows, transitions))))
   await writers.dispose()
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
 }, 180_000)

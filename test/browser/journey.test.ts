@@ -2,6 +2,7 @@ import type { Browser, Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { syntheticSpecs } from "../../services/catalog/Synthetic.ts"
 import { componentFormats } from "../../services/demo/Demo.ts"
+import { waitForValue } from "../support/eventually.ts"
 import { expectAccessible, launchBrowser, screenshot } from "../support/browser.ts"
 import { type DemoServer, startDemoServer } from "../support/demoServer.ts"
 import { childEnv, runCli, type Running } from "../support/process.ts"
@@ -67,16 +68,6 @@ const texts = () =>
     const form = new URLSearchParams(r.body.toString("utf8"))
     return { to: form.get("To") ?? "", body: form.get("Body") ?? "" }
   })
-
-const waitFor = async <A>(what: string, f: () => A | undefined, timeoutMs: number): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = f()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-}
 
 /** A source polled every 30 s, in a format with components. */
 const source = syntheticSpecs(demoSources).find((s) => s.check_class === "critical" && s.provider === "statuspage_io")
@@ -201,7 +192,7 @@ describe("the whole journey in Chromium", () => {
     await screenshot(page, "journey-stack-live")
 
     // The notifier texts the on-call phone; the message carries the alert's short link.
-    const text = await waitFor("the SMS", () => texts().find((t) => t.body.includes(names[0]!)), 60_000)
+    const text = await waitForValue("the SMS", () => texts().find((t) => t.body.includes(names[0]!)), 60_000)
     assert.strictEqual(text.to, onCallPhone)
     const short = text.body.match(/https?:\/\/\S+\/a\/[A-Za-z0-9_-]+/)?.[0]
     assert.isDefined(short, `a short link in the SMS: ${text.body}`)

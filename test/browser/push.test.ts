@@ -3,6 +3,7 @@ import * as Path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { syntheticSpecs } from "../../services/catalog/Synthetic.ts"
 import { componentFormats } from "../../services/demo/Demo.ts"
+import { waitForValue } from "../support/eventually.ts"
 import { expectAccessible, launchBrowser, screenshot, signUpWithOrganization } from "../support/browser.ts"
 import { type DemoServer, startDemoServer } from "../support/demoServer.ts"
 import { childEnv, runCli, type Running } from "../support/process.ts"
@@ -100,17 +101,6 @@ afterAll(async () => {
   await push?.close()
   certs?.remove()
 }, 180_000)
-
-/** Waits for `f` to give a value, every 250 ms. */
-const waitFor = async <A>(what: string, f: () => A | undefined, timeoutMs: number): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = f()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-}
 
 describe("Web Push in Chromium", () => {
   it("is an installable app: the manifest, its icons and the service worker are served", async () => {
@@ -212,7 +202,7 @@ describe("Web Push in Chromium", () => {
     await flip("critical")
 
     // The notifier pushes it: the push service verified the VAPID JWT (signed with the key the page subscribed with) and decrypted it.
-    const message = await waitFor("the push", () => push.received.find((m) => m.plaintext.includes(component.name)), 150_000).catch(async (e) => {
+    const message = await waitForValue("the push", () => push.received.find((m) => m.plaintext.includes(component.name)), 150_000).catch(async (e) => {
       // What the notification center shows says where it stopped (no alert, or a failed delivery and why).
       await page.goto(`${server.url}/settings/${slug}/notifications`)
       throw new Error(`${String(e)}; push service problems ${JSON.stringify(push.problems)}; notification center: ${await page.locator("main").innerText()}`)
@@ -229,7 +219,7 @@ describe("Web Push in Chromium", () => {
     const registrations: Array<{ registrationId: string; scopeURL: string; isDeleted: boolean }> = []
     cdp.on("ServiceWorker.workerRegistrationUpdated", (e) => registrations.push(...e.registrations))
     await cdp.send("ServiceWorker.enable")
-    const registration = await waitFor("the service worker", () => registrations.find((r) => !r.isDeleted && r.scopeURL === `${server.url}/`), 10_000)
+    const registration = await waitForValue("the service worker", () => registrations.find((r) => !r.isDeleted && r.scopeURL === `${server.url}/`), 10_000)
     await cdp.send("ServiceWorker.deliverPushMessage", { origin: server.url, registrationId: registration.registrationId, data: message.plaintext })
     const shown = await page.waitForFunction(`navigator.serviceWorker.ready
       .then((r) => r.getNotifications())

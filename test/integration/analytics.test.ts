@@ -1,14 +1,14 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import type { CheckResultRow } from "../../services/domain/CheckResult.ts"
 import type { HistorySubject } from "../../services/domain/History.ts"
-import { StatusTransitionRow } from "../../services/domain/StatusTransition.ts"
+import type { StatusTransitionRow } from "../../services/domain/StatusTransition.ts"
 import { Analytics } from "../../services/history/Analytics.ts"
 import { ClickHouse } from "../../services/platform/ClickHouse.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
-import { makeWriter, ResultWriter } from "../../services/poller/ResultWriter.ts"
 import { clickHouseHttp } from "../support/clickhouseHttp.ts"
+import { checksEvery15, historyWriters, statusChange } from "../support/history.ts"
 import { tempDir } from "../support/stores.ts"
 
 /**
@@ -27,21 +27,6 @@ const now = Date.UTC(2026, 10, 20, 12, 30)
 const at = (minutes: number) => day + minutes * minute
 const iso = (ms: number) => new Date(ms).toISOString()
 
-/** A check of a subject every 15 minutes from `from` to `to`, with the status the subject had then. */
-const checksOf = (kind: "source" | "monitor", id: string, component: string, from: number, to: number, statusAt: (ms: number) => string) => {
-  const rows: Array<CheckResultRow> = []
-  for (let t = from; t < to; t += 15 * minute) {
-    rows.push({
-      checked_at: iso(t), subject_kind: kind, subject_id: id, component_id: component, status: statusAt(t),
-      latency_ms: 100, http_status: 200, bytes: 0, error: "", region: "", shard: 0
-    })
-  }
-  return rows
-}
-
-const change = (kind: "source" | "monitor", id: string, component: string, ms: number, previous: string, status: string): StatusTransitionRow => ({
-  changed_at: iso(ms), subject_kind: kind, subject_id: id, component_id: component, previous_status: previous, status, incident_id: "", event_id: ""
-})
 
 /**
  * acme (a source), the day before `now`:
@@ -57,23 +42,23 @@ const acmeStatus = (t: number) =>
 const gap = (t: number) => t >= at(300) && t < at(420)
 
 const checks: ReadonlyArray<CheckResultRow> = [
-  ...checksOf("source", "acme", "", day, day + 24 * hour, acmeStatus).filter((r) => !gap(Date.parse(r.checked_at))),
-  ...checksOf("source", "acme", "db", at(480), at(540), () => "critical"),
-  ...checksOf("monitor", "mon-1", "", at(360), now, () => "up")
+  ...checksEvery15("source", "acme", "", day, day + 24 * hour, acmeStatus).filter((r) => !gap(Date.parse(r.checked_at))),
+  ...checksEvery15("source", "acme", "db", at(480), at(540), () => "critical"),
+  ...checksEvery15("monitor", "mon-1", "", at(360), now, () => "up")
 ]
 
 const transitions: ReadonlyArray<StatusTransitionRow> = [
-  change("source", "acme", "", day - 2 * 24 * hour, "down", "operational"),
-  change("source", "acme", "", at(60), "operational", "down"),
-  change("source", "acme", "", at(150), "down", "operational"),
-  change("source", "acme", "", at(600), "operational", "maintenance"),
-  change("source", "acme", "", at(720), "maintenance", "degraded"),
-  change("source", "acme", "", at(750), "degraded", "operational"),
-  change("source", "acme", "", at(1200), "operational", "down"),
-  change("source", "acme", "", at(1245), "down", "operational"),
-  change("monitor", "mon-1", "", at(360), "pending", "up"),
+  statusChange("source", "acme", "", day - 2 * 24 * hour, "down", "operational"),
+  statusChange("source", "acme", "", at(60), "operational", "down"),
+  statusChange("source", "acme", "", at(150), "down", "operational"),
+  statusChange("source", "acme", "", at(600), "operational", "maintenance"),
+  statusChange("source", "acme", "", at(720), "maintenance", "degraded"),
+  statusChange("source", "acme", "", at(750), "degraded", "operational"),
+  statusChange("source", "acme", "", at(1200), "operational", "down"),
+  statusChange("source", "acme", "", at(1245), "down", "operational"),
+  statusChange("monitor", "mon-1", "", at(360), "pending", "up"),
   // Another source, never asked for.
-  change("source", "other", "", at(100), "operational", "down")
+  statusChange("source", "other", "", at(100), "operational", "down")
 ]
 
 const TestLayer = Layer.unwrap(Effect.gen(function*() {
@@ -82,18 +67,7 @@ const TestLayer = Layer.unwrap(Effect.gen(function*() {
   const ch = Layer.effectDiscard(Migrations.migrateClickHouse()).pipe(
     Layer.provideMerge(ClickHouse.layerServer(front.url, "statusgrid_analytics"))
   )
-  const written = Effect.gen(function*() {
-    const results = yield* ResultWriter.make({ spillDir, flushMs: 20 })
-    yield* results.write(checks)
-    yield* results.flush
-    const changes = yield* makeWriter({ spillDir: `${spillDir}/transitions`, flushMs: 20 }, {
-      table: "status_transitions",
-      decodeRows: Schema.decodeUnknownSync(Schema.Array(StatusTransitionRow)),
-      what: "status transitions"
-    })
-    yield* changes.write(transitions)
-    yield* changes.flush
-  })
+  const written = Effect.flatMap(historyWriters(spillDir), (w) => w.write(checks, transitions))
   return Layer.mergeAll(Analytics.layer, Layer.effectDiscard(Effect.scoped(written))).pipe(Layer.provideMerge(ch))
 }))
 

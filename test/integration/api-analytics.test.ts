@@ -1,11 +1,9 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import type { CheckResultRow } from "../../services/domain/CheckResult.ts"
-import { StatusTransitionRow } from "../../services/domain/StatusTransition.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
-import { makeWriter, ResultWriter } from "../../services/poller/ResultWriter.ts"
 import { apiServer, call, newTenant } from "../support/api.ts"
+import { checksEvery15, historyWriters, statusChange } from "../support/history.ts"
 import { tempDir } from "../support/stores.ts"
 
 /**
@@ -19,30 +17,9 @@ import { tempDir } from "../support/stores.ts"
 const minute = 60_000
 const hour = 60 * minute
 
-interface WriterShape {
-  readonly write: (checks: ReadonlyArray<CheckResultRow>, transitions: ReadonlyArray<StatusTransitionRow>) => Effect.Effect<void>
-}
-
-/** The poller's two writers, check results and status changes, each flushed after a write. */
-class Writers extends Context.Service<Writers, WriterShape>()("test/api-analytics/Writers") {
-  static readonly layer = Layer.effect(Writers, Effect.gen(function*() {
-    const spillDir = yield* tempDir("api-analytics-spill")
-    const results = yield* ResultWriter.make({ spillDir, flushMs: 20 })
-    const changes = yield* makeWriter({ spillDir: `${spillDir}/transitions`, flushMs: 20 }, {
-      table: "status_transitions",
-      decodeRows: Schema.decodeUnknownSync(Schema.Array(StatusTransitionRow)),
-      what: "status transitions"
-    })
-    return {
-      write: (checks, transitions) =>
-        Effect.gen(function*() {
-          yield* results.write(checks)
-          yield* results.flush
-          yield* changes.write(transitions)
-          yield* changes.flush
-        }).pipe(Effect.orDie)
-    } satisfies WriterShape
-  }))
+/** The poller's two writers, check results and status changes (test/support/history.ts). */
+class Writers extends Context.Service<Writers, Effect.Success<ReturnType<typeof historyWriters>>>()("test/api-analytics/Writers") {
+  static readonly layer = Layer.effect(Writers, Effect.flatMap(tempDir("api-analytics-spill"), historyWriters))
 }
 
 const TestLayer = Writers.layer.pipe(
@@ -51,22 +28,6 @@ const TestLayer = Writers.layer.pipe(
 )
 
 const iso = (ms: number) => new Date(ms).toISOString()
-
-/** A check every 15 minutes over `[from, to)` with the status `statusAt` gives. */
-const checks = (kind: "source" | "monitor", id: string, component: string, from: number, to: number, statusAt: (ms: number) => string) => {
-  const rows: Array<CheckResultRow> = []
-  for (let t = from; t < to; t += 15 * minute) {
-    rows.push({
-      checked_at: iso(t), subject_kind: kind, subject_id: id, component_id: component, status: statusAt(t),
-      latency_ms: 90, http_status: 200, bytes: 0, error: "", region: "", shard: 0
-    })
-  }
-  return rows
-}
-
-const change = (kind: "source" | "monitor", id: string, component: string, ms: number, previous: string, status: string): StatusTransitionRow => ({
-  changed_at: iso(ms), subject_kind: kind, subject_id: id, component_id: component, previous_status: previous, status, incident_id: "", event_id: ""
-})
 
 describe("analytics API", () => {
   layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("/sources/{key}/analytics, /monitors/{id}/analytics", (it) => {
@@ -85,14 +46,14 @@ describe("analytics API", () => {
         const down = (t: number) => t >= now - 3 * hour && t < now - 2 * hour
         yield* (yield* Writers).write(
           [
-            ...checks("source", "an-acme", "", start - hour, now, (t) => down(t) ? "down" : "operational"),
-            ...checks("source", "an-acme", "api-ext", start - hour, now, (t) => down(t) ? "critical" : "operational")
+            ...checksEvery15("source", "an-acme", "", start - hour, now, (t) => down(t) ? "down" : "operational"),
+            ...checksEvery15("source", "an-acme", "api-ext", start - hour, now, (t) => down(t) ? "critical" : "operational")
           ],
           [
-            change("source", "an-acme", "", now - 3 * hour, "operational", "down"),
-            change("source", "an-acme", "", now - 2 * hour, "down", "operational"),
-            change("source", "an-acme", "api-ext", now - 3 * hour, "operational", "critical"),
-            change("source", "an-acme", "api-ext", now - 2 * hour, "critical", "operational")
+            statusChange("source", "an-acme", "", now - 3 * hour, "operational", "down"),
+            statusChange("source", "an-acme", "", now - 2 * hour, "down", "operational"),
+            statusChange("source", "an-acme", "api-ext", now - 3 * hour, "operational", "critical"),
+            statusChange("source", "an-acme", "api-ext", now - 2 * hour, "critical", "operational")
           ]
         )
         const r = yield* call("GET", `/sources/an-acme/analytics?from=${iso(start)}&to=${iso(now)}`)
@@ -148,11 +109,11 @@ describe("analytics API", () => {
         const id = (created.body as { id: string }).id
         const now = Math.floor((yield* Clock.currentTimeMillis) / hour) * hour
         yield* (yield* Writers).write(
-          checks("monitor", id, "", now - 4 * hour, now, (t) => t >= now - 90 * minute && t < now - 60 * minute ? "down" : "up"),
+          checksEvery15("monitor", id, "", now - 4 * hour, now, (t) => t >= now - 90 * minute && t < now - 60 * minute ? "down" : "up"),
           [
-            change("monitor", id, "", now - 4 * hour, "pending", "up"),
-            change("monitor", id, "", now - 90 * minute, "up", "down"),
-            change("monitor", id, "", now - 60 * minute, "down", "up")
+            statusChange("monitor", id, "", now - 4 * hour, "pending", "up"),
+            statusChange("monitor", id, "", now - 90 * minute, "up", "down"),
+            statusChange("monitor", id, "", now - 60 * minute, "down", "up")
           ]
         )
         const r = yield* call("GET", `/monitors/${id}/analytics?from=${iso(now - 4 * hour)}&to=${iso(now)}`, { key: tenant.keys.viewer })
