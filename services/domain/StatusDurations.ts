@@ -11,7 +11,8 @@
  *   `maintenance`, `operational` (a monitor up), or `unknown`;
  * - `unknown` is time nobody knows: before the first known status, a page
  *   that could not be read, a paused or pending monitor, and **gaps** in
- *   checking (hours without any check recorded, passed in by the caller);
+ *   checking (hours without any check whose answer was read, passed in by
+ *   the caller);
  * - uptime = (counted − down) / counted × 100 where counted = the range's
  *   time minus maintenance minus unknown (null when nothing is counted):
  *   degraded counts as up (the service answered), planned maintenance is

@@ -22,8 +22,8 @@ import { type HistoryUnavailable, querySubjects, subjectsWhere } from "./StatusH
  * Analytics from status durations (services/domain/StatusDurations.ts): a
  * subject's time at each level over any range, its uptime, outages, mean
  * time to resolution and the hour-of-week of its outages, rebuilt from
- * `status_transitions`, with the hours without any check
- * (`check_rollup_hourly`) as gaps. Three queries for any number of subjects.
+ * `status_transitions`, with the hours without any check whose answer
+ * was read (`check_rollup_hourly`) as gaps. Three queries for any number of subjects.
  *
  * The status at the range's start: the last change before it; else the
  * status before the first change inside it (`previous_status`); else, for a
@@ -91,6 +91,14 @@ const constantStatus = (kind: SubjectKind, hours: ReadonlyArray<readonly [number
   if (maintenance > 0) return "maintenance"
   return read > 0 ? (kind === "monitor" ? "up" : "operational") : null
 }
+
+/**
+ * Checks of an hour whose answer was read: a source check whose page could not
+ * be fetched or read writes status `unknown` with its error and no change
+ * (poller/SourceCheck.ts), so a source's `error_checks` are unread; a
+ * monitor's failed check is a `down` it saw.
+ */
+const readChecks = (kind: SubjectKind, h: readonly [number, number, number, number, number, number]) => (kind === "source" ? h[1] - h[5] : h[1])
 
 /** The range's hours that have no check, as gaps (the current hour is never a gap: its checks are still coming). */
 const gapsOf = (covered: ReadonlySet<number>, range: Range, now: number): Array<Range> => {
@@ -177,7 +185,7 @@ export class Analytics extends Context.Service<Analytics, {
           initial,
           mine.map(([at, status]): Change => ({ at, status })),
           range,
-          gapsOf(new Set(seen.map((h) => h[0] * 1000)), range, now)
+          gapsOf(new Set(seen.filter((h) => readChecks(kind, h) > 0).map((h) => h[0] * 1000)), range, now)
         )
         const durations = durationsOf(periods)
         const outages = outagesOf(periods, range, initial, kind)

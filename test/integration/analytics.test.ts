@@ -44,7 +44,10 @@ const gap = (t: number) => t >= at(300) && t < at(420)
 const checks: ReadonlyArray<CheckResultRow> = [
   ...checksEvery15("source", "acme", "", day, day + 24 * hour, acmeStatus).filter((r) => !gap(Date.parse(r.checked_at))),
   ...checksEvery15("source", "acme", "db", at(480), at(540), () => "critical"),
-  ...checksEvery15("monitor", "mon-1", "", at(360), now, () => "up")
+  ...checksEvery15("monitor", "mon-1", "", at(360), now, () => "up"),
+  // beta: up all day, but its page could not be read from 13:00 to 14:00 (status unknown with the error, no change).
+  ...checksEvery15("source", "beta", "", day, day + 24 * hour, (t) => (t >= at(780) && t < at(840) ? "unknown" : "operational"))
+    .map((r) => (r.status === "unknown" ? { ...r, error: "parse: not a status page" } : r))
 ]
 
 const transitions: ReadonlyArray<StatusTransitionRow> = [
@@ -57,6 +60,7 @@ const transitions: ReadonlyArray<StatusTransitionRow> = [
   statusChange("source", "acme", "", at(1200), "operational", "down"),
   statusChange("source", "acme", "", at(1245), "down", "operational"),
   statusChange("monitor", "mon-1", "", at(360), "pending", "up"),
+  statusChange("source", "beta", "", day - hour, "down", "operational"),
   // Another source, never asked for.
   statusChange("source", "other", "", at(100), "operational", "down")
 ]
@@ -131,6 +135,14 @@ describe("Analytics", () => {
         // acme's next day (no checks written for it) is unknown: the hours without checks, up to the current hour (12:00–12:30 operational).
         assert.strictEqual(a!.durations.unknown, 120 * minute + 12 * hour)
         assert.strictEqual(a!.durations.operational, (1440 - 135 - 120 - 30 - 120) * minute + 30 * minute)
+      }))
+
+    it.effect("an hour whose page could not be read is unknown, not up", () =>
+      Effect.gen(function*() {
+        const analytics = yield* Analytics
+        const [b] = yield* atNow(analytics.forSubjects([{ kind: "source", id: "beta", component: "" }], theDay))
+        assert.deepStrictEqual(b!.durations, { down: 0, maintenance: 0, degraded: 0, operational: 1380 * minute, unknown: 60 * minute })
+        assert.strictEqual(b!.uptime, 100)
       }))
 
     it.effect("a range inside an outage: the outage is cut at the range's start and left out of MTTR", () =>
