@@ -11,6 +11,7 @@ export default [
   // dashboard: the live dashboard and the stack page
   route("dashboard/:org", "routes/dashboard.tsx"),
   route("dashboard/:org/stacks/:slug", "routes/dashboard/stack.tsx"),
+  route("dashboard/:org/stacks/:slug/analytics", "routes/dashboard/analytics.tsx"),
   // end dashboard
   // tv + share: TV mode (a TV link's token, or an organization for its members) and public share pages
   route("tv/:ref", "routes/tv/screen.tsx"),

@@ -19,6 +19,7 @@ import type { StackBoard } from "../orgs/StackBoard.ts"
 import type { Stacks } from "../orgs/Stacks.ts"
 import type { TvLinks } from "../orgs/TvLinks.ts"
 import type { SourceHistories } from "./SourceHistory.ts"
+import type { StackAnalyticsReader } from "./StackAnalytics.ts"
 import type { Sources } from "./Sources.ts"
 
 /**
@@ -45,6 +46,7 @@ export type PortalServices =
   | SourceHistories
   | Stacks
   | StackBoard
+  | StackAnalyticsReader
   | StatusHistory
   | TvLinks
   | WebPushPublicKey

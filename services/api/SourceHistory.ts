@@ -3,7 +3,8 @@ import type { HistoryUnavailable } from "../history/StatusHistory.ts"
 import type { SourceAnalytics } from "../domain/Analytics.ts"
 import type { HistoryWindow, SourceHistory } from "../domain/History.ts"
 import type { Range } from "../domain/StatusDurations.ts"
-import { Analytics, wireAnalytics, wireRange } from "../history/Analytics.ts"
+import { Analytics, regionsOf, wireAnalytics, wireRange, wireResponseTimes } from "../history/Analytics.ts"
+import { IncidentStats } from "../history/IncidentStats.ts"
 import { StatusHistory } from "../history/StatusHistory.ts"
 import { makeMicroCache } from "./MicroCache.ts"
 import { type SourceNotFound, Sources } from "./Sources.ts"
@@ -17,8 +18,8 @@ import { type SourceNotFound, Sources } from "./Sources.ts"
  * portal's source page both read it here, through the one instance the server
  * builds (services/api/Portal.ts), so they share the cache. `analytics`: the
  * source's and its components' figures from status durations over a range
- * (`GET /sources/{key}/analytics`, three ClickHouse queries; not cached, as
- * ranges differ).
+ * (`GET /sources/{key}/analytics`: five ClickHouse queries and one
+ * PostgreSQL query for its incidents, at once; not cached, as ranges differ).
  */
 export class SourceHistories extends Context.Service<SourceHistories, {
   read(key: string, window: HistoryWindow): Effect.Effect<SourceHistory, SourceNotFound | HistoryUnavailable>
@@ -30,6 +31,7 @@ export class SourceHistories extends Context.Service<SourceHistories, {
       const sources = yield* Sources
       const history = yield* StatusHistory
       const durations = yield* Analytics
+      const incidents = yield* IncidentStats
       const cached = makeMicroCache(yield* Config.Int("API_CACHE_MS").pipe(Config.withDefault(1000), Effect.orDie))
       const read = Effect.fn("Sources.history")(function*(key: string, window: HistoryWindow) {
         const components = yield* sources.checkedComponents(key)
@@ -42,15 +44,20 @@ export class SourceHistories extends Context.Service<SourceHistories, {
       })
       const analytics = Effect.fn("Sources.analytics")(function*(key: string, range: Range) {
         const components = yield* sources.checkedComponents(key)
-        const [source, ...rest] = yield* durations.forSubjects([
-          { kind: "source", id: key, component: "" },
-          ...components.map((c) => ({ kind: "source" as const, id: key, component: c.external_id }))
-        ], range)
+        const self = { kind: "source" as const, id: key, component: "" }
+        const [[source, ...rest], incidentFigures, responseTimes] = yield* Effect.all([
+          durations.forSubjects([self, ...components.map((c) => ({ kind: "source" as const, id: key, component: c.external_id }))], range),
+          incidents.figures({ sources: [key], components: [] }, range),
+          durations.responseTimes(self, range)
+        ], { concurrency: 3 })
         return {
           key,
           ...wireRange(source!),
           analytics: wireAnalytics(source!),
-          components: components.map((c, i) => ({ id: c.id, name: c.name, analytics: wireAnalytics(rest[i]!) }))
+          components: components.map((c, i) => ({ id: c.id, name: c.name, analytics: wireAnalytics(rest[i]!) })),
+          incidents: incidentFigures,
+          regions: regionsOf(components.map((c, i) => ({ region: c.region, analytics: rest[i]! })), incidentFigures),
+          response_times: wireResponseTimes(responseTimes)
         } satisfies SourceAnalytics
       })
       return SourceHistories.of({ read: (key, window) => cached(`history:${key}:${window}`, read(key, window)), analytics })
@@ -58,5 +65,5 @@ export class SourceHistories extends Context.Service<SourceHistories, {
   )
 
   /** Over the server's `Sources` and `StatusHistory` (the same layer values, so the same instances). */
-  static readonly layer = SourceHistories.layerNoDeps.pipe(Layer.provide(Layer.mergeAll(Sources.layer, StatusHistory.layer, Analytics.layer)))
+  static readonly layer = SourceHistories.layerNoDeps.pipe(Layer.provide(Layer.mergeAll(Sources.layer, StatusHistory.layer, Analytics.layer, IncidentStats.layer)))
 }

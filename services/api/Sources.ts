@@ -146,7 +146,7 @@ export class Sources extends Context.Service<Sources, {
     const checkedComponents = Effect.fn("Sources.checkedComponents")(function*(key: string) {
       const source = yield* find(key)
       return yield* sql`
-        SELECT id, external_id, name FROM components WHERE source_id = ${source.id} AND NOT is_group
+        SELECT id, external_id, name, region FROM components WHERE source_id = ${source.id} AND NOT is_group
         ORDER BY position, name, id`.pipe(Effect.flatMap(decodeChecked), Effect.orDie)
     })
 
@@ -311,11 +311,12 @@ const groupBy = <A, B>(items: ReadonlyArray<A>, keyOf: (a: A) => string, valueOf
   return groups
 }
 
-/** A component that checks write rows for: its id in the API, the provider's id (ClickHouse's `component_id`), its name. */
+/** A component that checks write rows for: its id in the API, the provider's id (ClickHouse's `component_id`), its name and region. */
 export const CheckedComponent = Schema.Struct({
   id: Schema.String,
   external_id: Schema.String,
-  name: Schema.String
+  name: Schema.String,
+  region: Schema.NullOr(Schema.String)
 })
 export type CheckedComponent = typeof CheckedComponent.Type
 

@@ -56,6 +56,53 @@ export const SubjectAnalytics = Schema.Struct({
 }).annotate({ identifier: "SubjectAnalytics" })
 export type SubjectAnalytics = typeof SubjectAnalytics.Type
 
+/** Response times of one hour or UTC day, milliseconds. */
+export const ResponseTimePoint = Schema.Struct({
+  at: Schema.String.annotate({ format: "date-time", description: "Start of the hour or day (UTC)." }),
+  checks: Schema.Int,
+  mean_ms: Ms,
+  p50_ms: Ms,
+  p95_ms: Ms,
+  p99_ms: Ms.annotate({ description: "Percentiles from t-digests merged over the hour or day: approximate (within about 1 % of rank)." }),
+  max_ms: Ms
+}).annotate({ identifier: "ResponseTimePoint" })
+
+export const ResponseTimes = Schema.Struct({
+  hourly: Schema.Array(ResponseTimePoint).annotate({ description: "Each hour with checks; empty for ranges over 31 days. Hours without checks are absent, not zero." }),
+  daily: Schema.Array(ResponseTimePoint).annotate({ description: "Each UTC day with checks, over the range's hours." })
+}).annotate({ identifier: "ResponseTimes" })
+export type ResponseTimes = typeof ResponseTimes.Type
+
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
+/** The incidents a provider published that began in the range (services/domain/IncidentFigures.ts). */
+export const IncidentAnalytics = Schema.Struct({
+  count: Count.annotate({ description: "Incidents that began in the range (maintenance posted as an incident left out)." }),
+  per_week: Schema.Number,
+  by_impact: Schema.Struct({ critical: Count, major: Count, minor: Count, none: Count }),
+  resolved: Count,
+  open: Count.annotate({ description: "Not resolved by the range's end." }),
+  mttr_ms: Schema.NullOr(Ms).annotate({ description: "Mean time from start to resolution of the resolved ones." }),
+  longest_ms: Schema.NullOr(Ms),
+  components_affected: Count,
+  components: Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, incidents: Count }))
+    .annotate({ description: "The components named most often (at most 10)." }),
+  regions: Schema.Array(Schema.Struct({ region: Schema.String, incidents: Count })),
+  hour_of_week: Schema.Array(Schema.Array(Schema.Int)).annotate({ description: "Incident starts by UTC weekday (Monday first) and hour." })
+}).annotate({ identifier: "IncidentAnalytics" })
+export type IncidentAnalytics = typeof IncidentAnalytics.Type
+
+/** One region of a source: its components' time summed, and the incidents naming it. */
+export const RegionAnalytics = Schema.Struct({
+  region: Schema.String,
+  components: Count,
+  uptime: Schema.NullOr(Schema.Number).annotate({ description: "Over the region's components' time summed (component-time), by the uptime rule." }),
+  durations_ms: LevelDurations,
+  outage_count: Count,
+  incidents: Count
+}).annotate({ identifier: "RegionAnalytics" })
+export type RegionAnalytics = typeof RegionAnalytics.Type
+
 const Range = {
   from: Schema.String.annotate({ format: "date-time" }),
   to: Schema.String.annotate({ format: "date-time", description: "Exclusive; now when the range asked for reached past it." })
@@ -70,7 +117,10 @@ export const SourceAnalytics = Schema.Struct({
     id: Schema.String.annotate({ format: "uuid" }),
     name: Schema.String,
     analytics: SubjectAnalytics
-  })).annotate({ description: "Components ordered by position; groups are not checked and are left out." })
+  })).annotate({ description: "Components ordered by position; groups are not checked and are left out." }),
+  incidents: IncidentAnalytics,
+  regions: Schema.Array(RegionAnalytics).annotate({ description: "Per region the provider reports (components' regions and incidents'); empty for a global source." }),
+  response_times: ResponseTimes.annotate({ description: "Response times of statusgrid's fetches of the status page." })
 }).annotate({ identifier: "SourceAnalytics" })
 export type SourceAnalytics = typeof SourceAnalytics.Type
 
@@ -78,6 +128,39 @@ export type SourceAnalytics = typeof SourceAnalytics.Type
 export const MonitorAnalytics = Schema.Struct({
   id: Schema.String.annotate({ format: "uuid" }),
   ...Range,
-  analytics: SubjectAnalytics
+  analytics: SubjectAnalytics,
+  response_times: ResponseTimes
 }).annotate({ identifier: "MonitorAnalytics" })
 export type MonitorAnalytics = typeof MonitorAnalytics.Type
+
+/** Time at each banner of a stack (services/domain/StackDurations.ts). */
+export const HealthDurations = Schema.Struct({
+  operational: Ms,
+  degraded: Ms,
+  partial_outage: Ms,
+  major_outage: Ms,
+  maintenance: Ms,
+  unknown: Ms
+}).annotate({ identifier: "HealthDurations", description: "Milliseconds at each banner over the range." })
+
+/** `GET /stacks/{id}/analytics`: the stack as its banner was, and each item. */
+export const StackAnalytics = Schema.Struct({
+  id: Schema.String.annotate({ format: "uuid" }),
+  slug: Schema.String,
+  name: Schema.String,
+  ...Range,
+  analytics: SubjectAnalytics.annotate({
+    description: "The stack as a whole: down while its banner showed an outage (partial or major), by StackHealth's rule over the items at each instant."
+  }),
+  health_ms: HealthDurations,
+  items: Schema.Array(Schema.Struct({
+    kind: Schema.Literals(["component", "source", "monitor"]),
+    name: Schema.String,
+    source_key: Schema.NullOr(Schema.String),
+    component_id: Schema.NullOr(Schema.String).annotate({ description: "The provider's id of the component (as live updates name it)." }),
+    monitor_id: Schema.NullOr(Schema.String),
+    analytics: SubjectAnalytics
+  })).annotate({ description: "Each item in the stack's order." }),
+  incidents: IncidentAnalytics.annotate({ description: "Incidents of the stack's whole sources, and those naming one of its components." })
+}).annotate({ identifier: "StackAnalytics" })
+export type StackAnalytics = typeof StackAnalytics.Type

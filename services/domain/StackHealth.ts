@@ -86,6 +86,11 @@ export const itemLevel = (item: ItemStatus): ItemLevel => {
 export const stackHealth = (items: Iterable<ItemStatus>): StackHealth => {
   const counts = { operational: 0, degraded: 0, outage: 0, maintenance: 0, unknown: 0 }
   for (const item of items) counts[itemLevel(item)] += 1
+  return healthOfCounts(counts)
+}
+
+/** The banner from how many items count as each level (rule 2 and 3 above); the history of a stack uses it too. */
+export const healthOfCounts = (counts: HealthCounts): StackHealth => {
   const known = counts.operational + counts.degraded + counts.outage + counts.maintenance
   const status: HealthStatus = counts.outage > 0
     ? (counts.outage * 2 >= known ? "major_outage" : "partial_outage")

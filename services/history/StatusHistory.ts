@@ -130,7 +130,8 @@ export const querySubjects = <A>(
 export const subjectsWhere = `subject_kind IN {kinds:Array(String)} AND subject_id IN {ids:Array(String)}
   AND component_id IN {components:Array(String)}`
 
-const subjectKey = (kind: string, id: string, component: string) => `${kind}\u0000${id}\u0000${component}`
+/** One subject's key in the maps the readers build from rows. */
+export const subjectKey = (kind: string, id: string, component: string) => `${kind}\u0000${id}\u0000${component}`
 
 /** The cells of a window ending with the current hour or day, at `now`. */
 const windowAt = (window: HistoryWindow, now: number) => {

@@ -1,4 +1,5 @@
 import { Effect, Exit, ManagedRuntime, Scope } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
@@ -6,7 +7,7 @@ import { ClickHouse } from "../../services/platform/ClickHouse.ts"
 import { api } from "../support/alertWorld.ts"
 import { expectAccessible, launchBrowser, screenshot } from "../support/browser.ts"
 import { clickHouseHttp } from "../support/clickhouseHttp.ts"
-import { checksEvery15, historyWriters, statusChange } from "../support/history.ts"
+import { checksEvery, checksEvery15, historyWriters, statusChange } from "../support/history.ts"
 import { people, type SettingsWorld, signIn, startSettingsWorld } from "../support/monitorsWorld.ts"
 import { catalogSource } from "../support/orgRecords.ts"
 import { tempDir } from "../support/stores.ts"
@@ -35,6 +36,7 @@ let page: Page
 let key: string
 let source: { key: string; components: ReadonlyArray<string> }
 let monitorId: string
+let stack: { id: string; slug: string }
 const scope = Scope.makeUnsafe()
 
 
@@ -55,8 +57,10 @@ beforeAll(async () => {
   const down = (t: number) => (t >= first + 9 * hour && t < first + 10.5 * hour) || (t >= first + day + 22 * hour && t < first + day + 22 * hour + 20 * minute)
   const gap = (t: number) => t >= first + 6 * hour && t < first + 8 * hour
   const sourceStatus = (t: number) => down(t) ? "down" : t >= first + 14 * hour && t < first + 16 * hour ? "maintenance" : "operational"
+  // The status page's response time rises and falls over each day (40 to 160 ms).
+  const latencyAt = (t: number) => Math.round(100 + 60 * Math.sin((2 * Math.PI * (t % day)) / day))
   const rows = [
-    ...checksEvery15("source", source.key, "", first - hour, today, sourceStatus),
+    ...checksEvery(15 * minute, "source", source.key, "", first - hour, today, sourceStatus, latencyAt),
     ...checksEvery15("source", source.key, "c0", first - hour, today, (t) => t >= first + 9 * hour && t < first + 10.5 * hour ? "critical" : "operational"),
     ...checksEvery15("source", source.key, "c1", first - hour, today, () => "operational"),
     ...checksEvery15("monitor", monitorId, "", first - hour, today, (t) => t >= first + day + 3 * hour && t < first + day + 3.75 * hour ? "down" : "up")
@@ -78,6 +82,25 @@ beforeAll(async () => {
   const writers = ManagedRuntime.make(ClickHouse.layerServer(front.url, database))
   await writers.runPromise(Effect.scoped(Effect.flatMap(historyWriters(spill), (w) => w.write(rows, transitions))))
   await writers.dispose()
+  // Its provider published two incidents on day 1 (one naming c0, in us-east-1, 2 h; one open), and c0 is in us-east-1.
+  await world.run(Effect.gen(function*() {
+    const sql = yield* SqlClient
+    yield* sql`UPDATE components SET region = 'us-east-1' WHERE id = ${catalog.components[0]!}::uuid`
+    const [major] = yield* sql<{ id: string }>`
+      INSERT INTO incidents (source_id, external_id, title, status, impact, region, started_at, updated_at, resolved_at)
+      VALUES (${catalog.id}::uuid, 'inc-1', 'Elevated errors', 'resolved', 'major', 'us-east-1',
+        ${iso(first + 9 * hour)}::timestamptz, ${iso(first + 11 * hour)}::timestamptz, ${iso(first + 11 * hour)}::timestamptz)
+      RETURNING id`
+    yield* sql`INSERT INTO incident_components (incident_id, component_id) VALUES (${major!.id}::uuid, ${catalog.components[0]!}::uuid)`
+    yield* sql`
+      INSERT INTO incidents (source_id, external_id, title, status, impact, started_at, updated_at)
+      VALUES (${catalog.id}::uuid, 'inc-2', 'Slow dashboard', 'investigating', 'minor', ${iso(first + day + 5 * hour)}::timestamptz, ${iso(first + day + 5 * hour)}::timestamptz)`
+  }))
+  // A stack of component c0 and the monitor.
+  const created = await api(world.server.url, key, "POST", "/stacks", { name: "Checkout flow" })
+  stack = { id: String(created["id"]), slug: String(created["slug"]) }
+  await api(world.server.url, key, "POST", `/stacks/${stack.id}/items`, { kind: "component", component_id: catalog.components[0] })
+  await api(world.server.url, key, "POST", `/stacks/${stack.id}/items`, { kind: "monitor", monitor_id: monitorId })
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
 }, 180_000)
 
@@ -106,6 +129,8 @@ describe("analytics pages in Chromium", () => {
     await page.getByLabel("To (UTC, included)").fill(isoDay(first + day))
     await page.getByRole("button", { name: "Show" }).click()
     await page.waitForURL((url) => url.search === `?${range}`)
+    // The URL changes as the navigation starts: wait for the page of the new range.
+    await page.getByText(`From ${isoDay(first)} 00:00 to ${isoDay(today)} 00:00 UTC`).waitFor()
     const fromApi = await api(world.server.url, key, "GET", `/sources/${source.key}/analytics?from=${iso(first)}&to=${iso(today)}`) as unknown as {
       analytics: Figures & { outages: ReadonlyArray<unknown> }
       components: ReadonlyArray<{ name: string; analytics: Figures }>
@@ -123,8 +148,36 @@ describe("analytics pages in Chromium", () => {
       assert.include(await componentRows.nth(i).innerText(), c.name)
       assert.include(await componentRows.nth(i).innerText(), `${c.analytics.uptime!.toFixed(3)} %`)
     }
+    // Incidents, regions and the status page's response times, as the API counts them.
+    const more = await api(world.server.url, key, "GET", `/sources/${source.key}/analytics?from=${iso(first)}&to=${iso(today)}`) as unknown as {
+      incidents: { count: number; mttr_ms: number }
+      regions: ReadonlyArray<{ region: string; uptime: number }>
+      response_times: { hourly: ReadonlyArray<{ at: string; p50_ms: number }> }
+    }
+    assert.strictEqual(more.incidents.count, 2)
+    assert.strictEqual(more.incidents.mttr_ms, 2 * hour)
+    assert.strictEqual(await page.getByTestId("incident-count").innerText(), "2")
+    assert.strictEqual(await page.getByTestId("incident-mttr").innerText(), "2 h 00 min")
+    assert.deepStrictEqual(more.regions.map((r) => r.region), ["us-east-1"])
+    assert.include(await page.getByTestId("regions").locator("tbody tr").first().innerText(), `${more.regions[0]!.uptime.toFixed(3)} %`)
+    // 48 hours of checks, less the 2-hour gap.
+    assert.strictEqual(more.response_times.hourly.length, 46)
+    const chart = page.getByRole("img", { name: /Response time of .* status page: 46 hours with checks/ })
+    await chart.waitFor()
+    assert.strictEqual(await page.getByTestId("response-times").locator("tbody tr").count(), 46)
+    // The chart breaks its lines at the gap: each series is two runs of points.
+    const runs = await page.locator(".rt-chart path.rt-p50").getAttribute("d")
+    assert.strictEqual(runs!.match(/M/g)!.length, 2)
     await expectAccessible(page)
     await screenshot(page, "analytics-source")
+
+    // On a 360-pixel phone the page fits its width (tables scroll inside their own box).
+    const phone = await (await browser.newContext({ viewport: { width: 360, height: 780 }, isMobile: true })).newPage()
+    await phone.goto(`${world.server.url}/sources/${source.key}/analytics?${range}`)
+    const wide = await phone.evaluate(`[...document.querySelectorAll("*")].filter((e) => e.scrollWidth > 362).slice(0, 6).map((e) => e.tagName + "." + e.className + " " + e.scrollWidth + "/" + e.clientWidth).join(", ")`)
+    assert.isAtMost(await phone.evaluate("document.documentElement.scrollWidth"), 360, String(wide))
+    await screenshot(phone, "analytics-source-360")
+    await phone.context().close()
 
     // A bad date is named beside the range, and the page shows the default range instead of failing.
     await page.goto(`${world.server.url}/sources/${source.key}/analytics?from=2026-02-31`)
@@ -143,5 +196,40 @@ describe("analytics pages in Chromium", () => {
     assert.strictEqual(await page.getByTestId("mttr").innerText(), "45 min")
     await expectAccessible(page)
     await screenshot(page, "analytics-monitor")
+  })
+
+  it("a stack's page, for a member, shows the API's figures: the stack as a whole, its items and its incidents", async () => {
+    await page.goto(`${world.server.url}/dashboard/${world.org.slug}/stacks/${stack.slug}`)
+    await page.getByRole("link", { name: "Uptime and outages" }).click()
+    await page.waitForURL("**/analytics")
+    await page.goto(`${world.server.url}/dashboard/${world.org.slug}/stacks/${stack.slug}/analytics?from=${isoDay(first)}&to=${isoDay(first + day)}`)
+    const fromApi = await api(world.server.url, key, "GET", `/stacks/${stack.id}/analytics?from=${iso(first)}&to=${iso(today)}`) as unknown as {
+      analytics: Figures & { outages: ReadonlyArray<unknown> }
+      health_ms: Record<string, number>
+      items: ReadonlyArray<{ name: string; analytics: Figures }>
+      incidents: { count: number }
+    }
+    // c0 critical 09:00–10:30 on day 1, the monitor down 03:00–03:45 on day 2:
+    // two outages, 90 and 45 minutes.
+    assert.strictEqual(fromApi.analytics.outage_count, 2)
+    assert.strictEqual(fromApi.analytics.mttr_ms, (90 + 45) / 2 * minute)
+    // One of two items out is half of them: the banner's major outage.
+    assert.strictEqual(fromApi.health_ms["major_outage"], 135 * minute)
+    // Day 1 06:00–08:00 nothing was checked: neither item was seen, so the stack was not either.
+    assert.strictEqual(fromApi.health_ms["unknown"], 2 * hour)
+    assert.strictEqual(await page.getByTestId("uptime").innerText(), shown(fromApi.analytics.uptime))
+    assert.strictEqual(await page.getByTestId("outage-count").innerText(), "2")
+    assert.strictEqual(await page.getByTestId("mttr").innerText(), "1 h 07 min")
+    const items = page.getByTestId("item-analytics").locator("tbody tr")
+    assert.strictEqual(await items.count(), 2)
+    for (const [i, item] of fromApi.items.entries()) {
+      assert.include(await items.nth(i).innerText(), item.name)
+      assert.include(await items.nth(i).innerText(), shown(item.analytics.uptime))
+    }
+    // The incident naming c0 is the stack's; the open one named no component of it.
+    assert.strictEqual(fromApi.incidents.count, 1)
+    assert.strictEqual(await page.getByTestId("incident-count").innerText(), "1")
+    await expectAccessible(page)
+    await screenshot(page, "analytics-stack")
   })
 })

@@ -75,6 +75,7 @@ const portalWays: Readonly<Record<string, PortalWay>> = {
   "POST /api/v1/stacks/{id}/items": { page: "/settings/{org}/stacks/{stack}?source={catalog}", form: intent("add") },
   "DELETE /api/v1/stacks/{id}/items/{item_id}": { page: "/settings/{org}/stacks/{stack}", form: 'value="remove"' },
   "POST /api/v1/stacks/{id}/items/{item_id}/move": { page: "/settings/{org}/stacks/{stack}", form: 'value="down"' },
+  "GET /api/v1/stacks/{id}/analytics": { page: "/dashboard/{org}/stacks/{stackSlug}/analytics?days=7", shows: "Time at each banner" },
   "GET /api/v1/tv-links": { page: "/settings/{org}/tv", shows: "{tvName}" },
   "POST /api/v1/tv-links": { page: "/settings/{org}/tv", form: intent("create") },
   "DELETE /api/v1/tv-links/{id}": { page: "/settings/{org}/tv", form: intent("revoke") },
@@ -148,6 +149,7 @@ beforeAll(async () => {
   const stack = await post("/stacks", bodies.stack())
   records["stack"] = String(stack["id"])
   records["stackName"] = String(stack["name"])
+  records["stackSlug"] = String(stack["slug"])
   await post(`/stacks/${records["stack"]}/items`, { kind: "source", source_key: catalog.key })
   await post(`/stacks/${records["stack"]}/items`, { kind: "component", component_id: catalog.components[0] })
   const monitor = await post("/monitors", bodies.monitor())

@@ -20,12 +20,24 @@ export const checksEvery15 = (
   from: number,
   to: number,
   statusAt: (ms: number) => string
+): Array<CheckResultRow> => checksEvery(15 * 60_000, kind, id, component, from, to, statusAt)
+
+/** A check every `stepMs` over `[from, to)`: its status from `statusAt`, its response time from `latencyAt` (100 ms by default). */
+export const checksEvery = (
+  stepMs: number,
+  kind: "source" | "monitor",
+  id: string,
+  component: string,
+  from: number,
+  to: number,
+  statusAt: (ms: number) => string,
+  latencyAt: (ms: number) => number = () => 100
 ): Array<CheckResultRow> => {
   const rows: Array<CheckResultRow> = []
-  for (let t = from; t < to; t += 15 * 60_000) {
+  for (let t = from; t < to; t += stepMs) {
     rows.push({
       checked_at: iso(t), subject_kind: kind, subject_id: id, component_id: component, status: statusAt(t),
-      latency_ms: 100, http_status: 200, bytes: 0, error: "", region: "", shard: 0
+      latency_ms: latencyAt(t), http_status: 200, bytes: 0, error: "", region: "", shard: 0
     })
   }
   return rows

@@ -7,7 +7,7 @@ import { Monitors } from "../../orgs/Monitors.ts"
 import { SecretBox } from "../../platform/SecretBox.ts"
 import { MonitorAgents } from "../../monitors/MonitorAgents.ts"
 import { StatusHistory } from "../../history/StatusHistory.ts"
-import { Analytics, analyticsRange, wireAnalytics, wireRange } from "../../history/Analytics.ts"
+import { Analytics, analyticsRange, monitorAnalytics } from "../../history/Analytics.ts"
 
 /** Handlers of the `monitors` group: an organization's website monitors. */
 export const MonitorsHttpNoDeps = HttpApiBuilder.group(
@@ -44,9 +44,8 @@ export const MonitorsHttpNoDeps = HttpApiBuilder.group(
           const range = analyticsRange(query, yield* Clock.currentTimeMillis)
           if (Result.isFailure(range)) return yield* new InvalidParameter(range.failure)
           const monitor = yield* CurrentPrincipal.use((p) => monitors.get(p, params.id))
-          const [figures] = yield* durations.forSubjects([{ kind: "monitor", id: monitor.id, component: "" }], range.success)
-          return { id: params.id, ...wireRange(figures!), analytics: wireAnalytics(figures!) }
-        }).pipe(Effect.catchTag("HistoryUnavailable", Effect.die))
+          return yield* monitorAnalytics(monitor.id, range.success)
+        }).pipe(Effect.provideService(Analytics, durations), Effect.catchTag("HistoryUnavailable", Effect.die))
     })
   })
 )

@@ -4,7 +4,8 @@ import { StackHealth } from "../StackHealthSchema.ts"
 import { ComponentStatus, MonitorState, SourceStatus } from "../Status.ts"
 import { noNul } from "../Text.ts"
 import { OrgAuth } from "./Auth.ts"
-import { Conflict, Forbidden, NotFound, PlanLimitReached } from "./Errors.ts"
+import { Conflict, Forbidden, InvalidParameter, NotFound, PlanLimitReached } from "./Errors.ts"
+import { AnalyticsQuery, StackAnalytics } from "../Analytics.ts"
 import { Page, PageQuery } from "./Paging.ts"
 
 const Uuid = Schema.String.annotate({ format: "uuid" })
@@ -170,6 +171,17 @@ export class StacksGroup extends HttpApiGroup.make("stacks")
       success: HttpApiSchema.NoContent,
       error: [Forbidden, NotFound]
     }).annotateMerge(OpenApi.annotations({ summary: "Remove an item from a stack (Admin, Member)" })),
+    HttpApiEndpoint.get("analytics", "/stacks/:id/analytics", {
+      params: IdParams,
+      query: AnalyticsQuery,
+      success: StackAnalytics,
+      error: [Forbidden, NotFound, InvalidParameter]
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Analytics of a stack over a range",
+      description: "The stack as a whole (down while its banner showed an outage, partial or major, by the banner's rule " +
+        "applied to its items at each instant; time at each banner), each item's figures as `GET /sources/{key}/analytics` " +
+        "gives them, and the incidents of its sources and components. `?from=&to=` as the other analytics (default 30 days)."
+    })),
     HttpApiEndpoint.post("moveItem", "/stacks/:id/items/:item_id/move", {
       params: ItemParams,
       payload: StackItemMove,

@@ -29,8 +29,8 @@ export const durationText = (ms: number | null): string => {
   return `${Math.floor(h / 24)} d ${h % 24} h`
 }
 
-const uptimeText = (uptime: number | null) => (uptime === null ? "no data" : `${uptime >= 99.9995 ? "100" : uptime.toFixed(3)} %`)
-const when = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`
+export const uptimeText = (uptime: number | null) => (uptime === null ? "no data" : `${uptime >= 99.9995 ? "100" : uptime.toFixed(3)} %`)
+export const when = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`
 const days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"] as const
 
 /** The range: 7, 30 or 90 days up to now, or two UTC dates (a GET form: works without JavaScript). */
@@ -75,54 +75,61 @@ export function LevelTable({ analytics }: { readonly analytics: SubjectAnalytics
   const d = analytics.durations_ms
   const total = d.down + d.degraded + d.maintenance + d.operational + d.unknown
   return (
-    <table className="data-table">
-      <caption>Time at each status</caption>
-      <thead><tr><th scope="col">Status</th><th scope="col">Time</th><th scope="col">Share of the range</th></tr></thead>
-      <tbody>
-        {levelRows.map(([level, word, tone]) => (
-          <tr key={level}>
-            <th scope="row"><span className={`badge ${tone}`}>{word}</span></th>
-            <td>{durationText(d[level])}</td>
-            <td>{total === 0 ? "—" : `${((d[level] / total) * 100).toFixed(2)} %`}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <div className="table-wrap">
+      <table className="data-table">
+        <caption>Time at each status</caption>
+        <thead><tr><th scope="col">Status</th><th scope="col">Time</th><th scope="col">Share of the range</th></tr></thead>
+        <tbody>
+          {levelRows.map(([level, word, tone]) => (
+            <tr key={level}>
+              <th scope="row"><span className={`badge ${tone}`}>{word}</span></th>
+              <td>{durationText(d[level])}</td>
+              <td>{total === 0 ? "—" : `${((d[level] / total) * 100).toFixed(2)} %`}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   )
 }
 
 export function OutageTable({ analytics }: { readonly analytics: SubjectAnalytics }) {
   if (analytics.outages.length === 0) return <p className="muted">No outage in this range.</p>
   return (
-    <table className="data-table" data-testid="outages">
-      <caption>Outages</caption>
-      <thead><tr><th scope="col">Began</th><th scope="col">Ended</th><th scope="col">Lasted</th></tr></thead>
-      <tbody>
-        {analytics.outages.map((o) => (
-          <tr key={o.start}>
-            <td>{when(o.start)}{o.cut ? <span className="muted"> (before the range)</span> : null}</td>
-            <td>{o.end === null ? <span className="badge tone-down">still down</span> : when(o.end)}</td>
-            <td>{durationText(o.duration_ms)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <div className="table-wrap">
+      <table className="data-table" data-testid="outages">
+        <caption>Outages</caption>
+        <thead><tr><th scope="col">Began</th><th scope="col">Ended</th><th scope="col">Lasted</th></tr></thead>
+        <tbody>
+          {analytics.outages.map((o) => (
+            <tr key={o.start}>
+              <td>{when(o.start)}{o.cut ? <span className="muted"> (before the range)</span> : null}</td>
+              <td>{o.end === null ? <span className="badge tone-down">still down</span> : when(o.end)}</td>
+              <td>{durationText(o.duration_ms)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   )
 }
 
-/** Outage starts by weekday and hour (UTC): a table whose cells darken with the count. */
-export function HourOfWeek({ analytics }: { readonly analytics: SubjectAnalytics }) {
-  const max = Math.max(0, ...analytics.hour_of_week.flat())
+/** Starts (of outages, or of incidents) by weekday and hour (UTC): a table whose cells darken with the count. */
+export function HourOfWeek({ grid, caption = "When outages began (UTC hour of the week)" }: {
+  readonly grid: ReadonlyArray<ReadonlyArray<number>>
+  readonly caption?: string
+}) {
+  const max = Math.max(0, ...grid.flat())
   if (max === 0) return null
   return (
     <div className="heatmap-wrap">
       <table className="heatmap">
-        <caption>When outages began (UTC hour of the week)</caption>
+        <caption>{caption}</caption>
         <thead>
           <tr><td />{Array.from({ length: 24 }, (_, h) => <th key={h} scope="col">{h % 3 === 0 ? String(h).padStart(2, "0") : <span className="visually-hidden">{h}</span>}</th>)}</tr>
         </thead>
         <tbody>
-          {analytics.hour_of_week.map((row, day) => (
+          {grid.map((row, day) => (
             <tr key={days[day]}>
               <th scope="row">{days[day]}</th>
               {row.map((n, h) => (

@@ -5,6 +5,8 @@ import { data, Link } from "react-router"
 import type { Route } from "./+types/analytics.ts"
 import { AnalyticsSummary, durationText, HourOfWeek, LevelTable, OutageTable, RangePicker } from "../../components/analytics/AnalyticsReport.tsx"
 import analyticsCss from "../../components/analytics/analytics.css?url"
+import { IncidentReport, RegionTable } from "../../components/analytics/IncidentReport.tsx"
+import { ResponseTimeChart } from "../../components/analytics/ResponseTimeChart.tsx"
 import catalogCss from "../../components/catalog/catalog.css?url"
 import { runEffect } from "../../lib/effect.server.ts"
 import { pageRange } from "../../lib/analyticsRange.server.ts"
@@ -64,30 +66,48 @@ export default function SourceAnalyticsPage({ loaderData }: Route.ComponentProps
               <AnalyticsSummary analytics={figures.analytics} label={`${name} over the range`} />
               <LevelTable analytics={figures.analytics} />
               <OutageTable analytics={figures.analytics} />
-              <HourOfWeek analytics={figures.analytics} />
+              <HourOfWeek grid={figures.analytics.hour_of_week} />
             </section>
             {figures.components.length === 0 ? null : (
               <section className="panel" aria-labelledby="components-title">
                 <h2 id="components-title">Components</h2>
-                <table className="data-table" data-testid="component-analytics">
-                  <caption className="visually-hidden">Each component over the range</caption>
-                  <thead>
-                    <tr><th scope="col">Component</th><th scope="col">Uptime</th><th scope="col">Outages</th><th scope="col">Downtime</th><th scope="col">Mean time to resolution</th></tr>
-                  </thead>
-                  <tbody>
-                    {figures.components.map((c) => (
-                      <tr key={c.id}>
-                        <th scope="row">{c.name}</th>
-                        <td>{c.analytics.uptime === null ? "no data" : `${c.analytics.uptime.toFixed(3)} %`}</td>
-                        <td>{c.analytics.outage_count}</td>
-                        <td>{durationText(c.analytics.durations_ms.down)}</td>
-                        <td>{durationText(c.analytics.mttr_ms)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                <div className="table-wrap">
+                  <table className="data-table" data-testid="component-analytics">
+                    <caption className="visually-hidden">Each component over the range</caption>
+                    <thead>
+                      <tr><th scope="col">Component</th><th scope="col">Uptime</th><th scope="col">Outages</th><th scope="col">Downtime</th><th scope="col">Mean time to resolution</th></tr>
+                    </thead>
+                    <tbody>
+                      {figures.components.map((c) => (
+                        <tr key={c.id}>
+                          <th scope="row">{c.name}</th>
+                          <td>{c.analytics.uptime === null ? "no data" : `${c.analytics.uptime.toFixed(3)} %`}</td>
+                          <td>{c.analytics.outage_count}</td>
+                          <td>{durationText(c.analytics.durations_ms.down)}</td>
+                          <td>{durationText(c.analytics.mttr_ms)}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
               </section>
             )}
+            <section className="panel" aria-labelledby="incidents-title">
+              <h2 id="incidents-title">Incidents {name} published</h2>
+              <IncidentReport incidents={figures.incidents} />
+            </section>
+            {figures.regions.length === 0 ? null : (
+              <section className="panel" aria-labelledby="regions-title">
+                <h2 id="regions-title">Regions</h2>
+                <p className="muted">Uptime over the time of each region's components together; incidents that named the region.</p>
+                <RegionTable regions={figures.regions} />
+              </section>
+            )}
+            <section className="panel" aria-labelledby="response-title">
+              <h2 id="response-title">Status page response time</h2>
+              <p className="muted">How long statusgrid's fetches of {name}'s status page took: a sign of the provider's own load, not of its service.</p>
+              <ResponseTimeChart times={figures.response_times} from={figures.from} to={figures.to} label={`Response time of ${name}'s status page`} />
+            </section>
           </>
         )}
     </article>

@@ -61,6 +61,7 @@ export default function StackPage({ loaderData }: Route.ComponentProps) {
       <NoScriptRefresh />
       <nav aria-label="Breadcrumb" className="breadcrumb">
         <Link to={`/dashboard/${organization.slug}`}>{organization.name}</Link> <span aria-hidden="true">›</span> <span>{stack.name}</span>
+        {" · "}<Link to={`${base}/analytics`}>Uptime and outages</Link>
         {" · "}<Link to={`/settings/${organization.slug}/stacks/${stack.id}`}>Stack settings</Link>
       </nav>
       <div className="board-head">

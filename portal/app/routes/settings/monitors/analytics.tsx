@@ -1,10 +1,11 @@
-import { Analytics, wireAnalytics, wireRange } from "#services/history/Analytics.ts"
+import { monitorAnalytics } from "#services/history/Analytics.ts"
 import { Monitors } from "#services/orgs/Monitors.ts"
 import { Clock, Effect, Schema } from "effect"
 import { data, Link } from "react-router"
 import type { Route } from "./+types/analytics.ts"
 import { AnalyticsSummary, HourOfWeek, LevelTable, OutageTable, RangePicker } from "../../../components/analytics/AnalyticsReport.tsx"
 import analyticsCss from "../../../components/analytics/analytics.css?url"
+import { ResponseTimeChart } from "../../../components/analytics/ResponseTimeChart.tsx"
 import { runEffect } from "../../../lib/effect.server.ts"
 import { pageRange } from "../../../lib/analyticsRange.server.ts"
 import { requireMember } from "../../../lib/member.server.ts"
@@ -24,8 +25,7 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
     const now = yield* Clock.currentTimeMillis
     const { range, days, error } = pageRange(url, now)
     const monitor = yield* Monitors.use((m) => m.get(principal, params.id))
-    const figures = yield* Analytics.use((a) => a.forSubjects([{ kind: "monitor", id: monitor.id, component: "" }], range)).pipe(
-      Effect.map(([f]) => ({ ...wireRange(f!), analytics: wireAnalytics(f!) })),
+    const figures = yield* monitorAnalytics(monitor.id, range).pipe(
       Effect.catchTag("HistoryUnavailable", () => Effect.succeed(null))
     )
     return { name: monitor.name, id: monitor.id, range, days, error, figures }
@@ -52,13 +52,19 @@ export default function MonitorAnalyticsPage({ loaderData }: Route.ComponentProp
       {figures === null
         ? <section className="panel"><p className="muted">Analytics are unavailable right now (the results store did not answer).</p></section>
         : (
-          <section className="panel" aria-labelledby="figures-title">
-            <h2 id="figures-title">Over the range</h2>
-            <AnalyticsSummary analytics={figures.analytics} label={`${name} over the range`} />
-            <LevelTable analytics={figures.analytics} />
-            <OutageTable analytics={figures.analytics} />
-            <HourOfWeek analytics={figures.analytics} />
-          </section>
+          <>
+            <section className="panel" aria-labelledby="figures-title">
+              <h2 id="figures-title">Over the range</h2>
+              <AnalyticsSummary analytics={figures.analytics} label={`${name} over the range`} />
+              <LevelTable analytics={figures.analytics} />
+              <OutageTable analytics={figures.analytics} />
+              <HourOfWeek grid={figures.analytics.hour_of_week} />
+            </section>
+            <section className="panel" aria-labelledby="response-title">
+              <h2 id="response-title">Response time</h2>
+              <ResponseTimeChart times={figures.response_times} from={figures.from} to={figures.to} label={`Response time of ${name}`} />
+            </section>
+          </>
         )}
     </div>
   )
