@@ -2,7 +2,7 @@
  * The layer order of services/ (decision 0010, README "Architecture"), enforced by `npm run lint`:
  *
  *   domain → platform → adapters, monitors → catalog → simulator
- *          → poller, notifier, orgs, history → identity → api → demo → cli
+ *          → poller, notifier, orgs, history → identity → reports → api → demo → cli
  *
  * A folder imports only from folders to its left and from itself; folders on one
  * level (adapters/monitors; poller/notifier/orgs) do not import each other.
@@ -18,6 +18,7 @@ const levels = [
   ["simulator"],
   ["poller", "notifier", "orgs", "history"],
   ["identity"],
+  ["reports"],
   ["api"],
   ["demo"],
   ["cli"]

@@ -59,6 +59,11 @@ export default [
     route("rules/new", "routes/settings/rules/new.tsx"),
     route("rules/:id", "routes/settings/rules/rule.tsx"),
     // end channels + notification center
+    // scheduled reports: schedules, each report, its CSV and PDF
+    route("reports", "routes/settings/reports/list.tsx"),
+    route("reports/:id", "routes/settings/reports/report.tsx"),
+    route("reports/:id/:format", "routes/settings/reports/file.ts"),
+    // end scheduled reports
     // team + api keys + audit + profile
     route("team", "routes/settings/team.tsx"),
     route("api-keys", "routes/settings/api-keys.tsx"),

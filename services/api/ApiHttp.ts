@@ -17,6 +17,7 @@ import { MonitorsHttp } from "./Monitors/http.ts"
 import { NotificationsHttp } from "./Notifications/http.ts"
 import { OrganizationHttp } from "./Organization/http.ts"
 import { StacksHttp } from "./Stacks/http.ts"
+import { ReportsHttp } from "./Reports/http.ts"
 import { OrgAuthLive } from "./OrgAuth.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import { checkBody } from "./RequestBody.ts"
@@ -139,7 +140,8 @@ const groups = Layer.mergeAll(
   MaintenanceHttp,
   NotificationsHttp,
   AlertsHttp,
-  TvLinksHttp
+  TvLinksHttp,
+  ReportsHttp
 ).pipe(
   Layer.provide(OrgAuthLive),
   Layer.provide(Layer.mergeAll(ApiKeys.layer, RateLimiter.layer)),

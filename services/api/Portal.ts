@@ -30,7 +30,8 @@ import { MaintenanceCalendar } from "../orgs/MaintenanceCalendar.ts"
 import { MaintenanceWindows } from "../orgs/MaintenanceWindows.ts"
 import type { PortalHandler, PortalRuntime, PortalServices } from "./PortalServices.ts"
 import { SourceHistories } from "./SourceHistory.ts"
-import { StackAnalyticsReader } from "./StackAnalytics.ts"
+import { StackAnalyticsReader } from "../reports/StackAnalytics.ts"
+import { ReportSchedules } from "../reports/ReportSchedules.ts"
 import { Sources } from "./Sources.ts"
 
 /** Where `npm run build:portal` writes (portal/build): `client/` for the browser, `server/index.js` for this process. */
@@ -156,7 +157,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
  * its own copies (test/browser/shared-services.test.ts catches that).
  */
 export const PortalRoutesLive = PortalRoutes.pipe(
-  Layer.provide(Layer.mergeAll(ApiKeys.layer, Organizations.layer, Users.layer, Sessions.layer, Sources.layer, SourceHistories.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer, Analytics.layer, StackAnalyticsReader.layer)),
+  Layer.provide(Layer.mergeAll(ApiKeys.layer, Organizations.layer, Users.layer, Sessions.layer, Sources.layer, SourceHistories.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer, Analytics.layer, StackAnalyticsReader.layer, ReportSchedules.layer)),
   Layer.provide(Layer.mergeAll(Alerts.layer, Members.layer, Oidc.layer, WebPushPublicKey.layer)),
   Layer.provide(TvLinks.layer.pipe(Layer.provideMerge(Stacks.layer), Layer.provide(LiveTargets.layer))),
   Layer.provide(Layer.mergeAll(Organizations.layer, SecretBox.layer)),

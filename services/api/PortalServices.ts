@@ -19,7 +19,8 @@ import type { StackBoard } from "../orgs/StackBoard.ts"
 import type { Stacks } from "../orgs/Stacks.ts"
 import type { TvLinks } from "../orgs/TvLinks.ts"
 import type { SourceHistories } from "./SourceHistory.ts"
-import type { StackAnalyticsReader } from "./StackAnalytics.ts"
+import type { StackAnalyticsReader } from "../reports/StackAnalytics.ts"
+import type { ReportSchedules } from "../reports/ReportSchedules.ts"
 import type { Sources } from "./Sources.ts"
 
 /**
@@ -47,6 +48,7 @@ export type PortalServices =
   | Stacks
   | StackBoard
   | StackAnalyticsReader
+  | ReportSchedules
   | StatusHistory
   | TvLinks
   | WebPushPublicKey

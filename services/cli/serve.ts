@@ -6,11 +6,12 @@ import { version } from "../platform/Version.ts"
 import * as Consumer from "../notifier/Consumer.ts"
 import * as Deliverer from "../notifier/Deliverer.ts"
 import * as Poller from "../poller/Poller.ts"
+import * as ReportWorker from "../reports/ReportWorker.ts"
 import { Publisher } from "../platform/Publisher.ts"
 
 /**
  * What a serving process runs until stopped: the pollers on `cluster`, the notifier (events matched
- * against rules into the outbox, and the outbox's delivery worker), and the HTTP server, which gets the pollers' ShardReloads so that API edits
+ * against rules into the outbox, and the outbox's delivery worker), the scheduled reports' worker, and the HTTP server, which gets the pollers' ShardReloads so that API edits
  * reach their shard at once. One Publisher serves the pollers and the API (manual custom sources).
  */
 export const serve = <E, R>(cluster: Layer.Layer<Sharding.Sharding, E, R>) =>
@@ -20,5 +21,6 @@ export const serve = <E, R>(cluster: Layer.Layer<Sharding.Sharding, E, R>) =>
       Layer.provideMerge(Poller.layer.pipe(Layer.provide(cluster)))
     ),
     Deliverer.serviceLayer,
-    Consumer.layer
+    Consumer.layer,
+    ReportWorker.layer
   ).pipe(Layer.provide(Publisher.layer)))

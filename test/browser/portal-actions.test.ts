@@ -141,6 +141,7 @@ const fresh = {
     return { stack, first: await item(catalog.components[0]), second: await item(catalog.components[1]) }
   },
   tvLink: async () => idOf("/tv-links", { name: unique("Wall"), stack_ids: [await fresh.stack()] }),
+  reportSchedule: () => idOf("/report-schedules", { name: unique("Weekly"), frequency: "weekly", recipients: ["board@example.com"] }),
   monitor: () => idOf("/monitors", bodies.monitor()),
   pausedMonitor: async () => {
     const id = await fresh.monitor()
@@ -304,6 +305,35 @@ const actions: ReadonlyArray<Action> = [
     setup: async () => ({ link: await fresh.tvLink() }),
     path: () => settings("tv"),
     fields: (r) => ({ intent: "revoke", id: r["link"]! })
+  },
+  {
+    name: "reports: schedule",
+    permission: "notifications.manage",
+    setup: async () => ({ stack: await fresh.stack() }),
+    path: () => settings("reports"),
+    fields: (r) => ({
+      intent: "create",
+      name: unique("Weekly"),
+      frequency: "weekly",
+      time_zone: "Europe/Paris",
+      recipients: "board@example.com",
+      stack_id: [r["stack"]!],
+      sla_target: "99.9"
+    })
+  },
+  {
+    name: "reports: pause",
+    permission: "notifications.manage",
+    setup: async () => ({ schedule: await fresh.reportSchedule() }),
+    path: () => settings("reports"),
+    fields: (r) => ({ intent: "toggle", id: r["schedule"]!, enabled: "false" })
+  },
+  {
+    name: "reports: delete a schedule",
+    permission: "notifications.manage",
+    setup: async () => ({ schedule: await fresh.reportSchedule() }),
+    path: () => settings("reports"),
+    fields: (r) => ({ intent: "delete", id: r["schedule"]! })
   },
   {
     name: "catalog source: add to a stack",

@@ -5,7 +5,7 @@ import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
 import { api } from "../support/alertWorld.ts"
 import { launchBrowser } from "../support/browser.ts"
 import { people, type SettingsWorld, signIn, startSettingsWorld } from "../support/monitorsWorld.ts"
-import { alertOf, bodies, catalogSource, hoursFromNow } from "../support/orgRecords.ts"
+import { alertOf, bodies, catalogSource, hoursFromNow, reportOf } from "../support/orgRecords.ts"
 
 /**
  * "A new user, in a real browser, can do everything the organization API can
@@ -76,6 +76,15 @@ const portalWays: Readonly<Record<string, PortalWay>> = {
   "DELETE /api/v1/stacks/{id}/items/{item_id}": { page: "/settings/{org}/stacks/{stack}", form: 'value="remove"' },
   "POST /api/v1/stacks/{id}/items/{item_id}/move": { page: "/settings/{org}/stacks/{stack}", form: 'value="down"' },
   "GET /api/v1/stacks/{id}/analytics": { page: "/dashboard/{org}/stacks/{stackSlug}/analytics?days=7", shows: "Time at each banner" },
+  // Scheduled reports: schedules, each report, its CSV and PDF.
+  "GET /api/v1/report-schedules": { page: "/settings/{org}/reports", shows: "{scheduleName}" },
+  "POST /api/v1/report-schedules": { page: "/settings/{org}/reports", form: intent("create") },
+  "PATCH /api/v1/report-schedules/{id}": { page: "/settings/{org}/reports", form: 'value="toggle"' },
+  "DELETE /api/v1/report-schedules/{id}": { page: "/settings/{org}/reports", form: 'value="delete"' },
+  "GET /api/v1/reports": { page: "/settings/{org}/reports", shows: "{reportSchedule}" },
+  "GET /api/v1/reports/{id}": { page: "/settings/{org}/reports/{report}", shows: "Allowed downtime at the target" },
+  "GET /api/v1/reports/{id}/csv": { page: "/settings/{org}/reports/{report}", shows: "Download CSV" },
+  "GET /api/v1/reports/{id}/pdf": { page: "/settings/{org}/reports/{report}", shows: "Download PDF" },
   "GET /api/v1/tv-links": { page: "/settings/{org}/tv", shows: "{tvName}" },
   "POST /api/v1/tv-links": { page: "/settings/{org}/tv", form: intent("create") },
   "DELETE /api/v1/tv-links/{id}": { page: "/settings/{org}/tv", form: intent("revoke") },
@@ -172,6 +181,11 @@ beforeAll(async () => {
   records["invitationEmail"] = invitation.email
   const apiKey = await post("/api-keys", bodies.apiKey())
   records["apiKeyName"] = String(apiKey["name"])
+  const schedule = await post("/report-schedules", { name: "Weekly for the board", frequency: "weekly", recipients: ["board@example.com"] })
+  records["scheduleName"] = String(schedule["name"])
+  // A report of last week, as the worker leaves it once generated (the worker itself: test/integration/reports.test.ts).
+  records["report"] = await world.run(reportOf(world.org.id, String(schedule["id"]), String(stack["id"]), records["stackName"]!))
+  records["reportSchedule"] = String(schedule["name"])
   const tv = await post("/tv-links", { name: "Ops wall", stack_ids: [records["stack"]] })
   records["tvName"] = String(tv["name"])
   const tenant = { id: world.org.id, slug: world.org.slug, keys: { admin: key, member: key, viewer: key } }

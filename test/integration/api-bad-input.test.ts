@@ -138,7 +138,9 @@ describe("bad input is never a 500: every write endpoint of the OpenAPI document
           "patch /api/v1/channels/{id}": { path: `/channels/${ids.channel}`, body: () => ({ name: "Renamed channel" }) },
           "post /api/v1/rules": { path: "/rules", body: () => bodies.rule(other.channel) },
           "patch /api/v1/rules/{id}": { path: `/rules/${ids.rule}`, body: () => ({ name: "Renamed rule" }) },
-          "post /api/v1/tv-links": { path: "/tv-links", body: () => ({ name: "Office wall", stack_ids: [ids.stack], rotation_s: 30 }) }
+          "post /api/v1/tv-links": { path: "/tv-links", body: () => ({ name: "Office wall", stack_ids: [ids.stack], rotation_s: 30 }) },
+          "post /api/v1/report-schedules": { path: "/report-schedules", body: bodies.reportSchedule },
+          "patch /api/v1/report-schedules/{id}": { path: `/report-schedules/${ids.reportSchedule}`, body: () => ({ name: "Renamed schedule" }) }
         }
 
         const doc = (yield* call("GET", "/openapi.json")).body as Document

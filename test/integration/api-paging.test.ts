@@ -2,7 +2,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { apiServer, call, newTenant } from "../support/api.ts"
-import { alertOf, bodies, catalogSource, created, memberOf } from "../support/orgRecords.ts"
+import { alertOf, bodies, catalogSource, created, memberOf, reportOf } from "../support/orgRecords.ts"
 
 interface Parameter {
   readonly name: string
@@ -27,7 +27,9 @@ describe("paging: every list of the OpenAPI document walks page by page", () => 
           yield* memberOf(tenant)
           yield* alertOf(tenant)
           yield* created(tenant, "/invitations", bodies.invitation())
-          yield* created(tenant, "/stacks", bodies.stack())
+          const stack = yield* created(tenant, "/stacks", bodies.stack())
+          const schedule = yield* created(tenant, "/report-schedules", bodies.reportSchedule())
+          yield* reportOf(tenant.id, schedule.id, stack.id, "Stack")
           yield* created(tenant, "/monitors", bodies.monitor())
           yield* created(tenant, "/custom-sources", bodies.customSource())
           yield* created(tenant, "/maintenance-windows", bodies.window())

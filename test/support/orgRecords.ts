@@ -60,6 +60,7 @@ export const created = (tenant: Tenant, path: string, body?: unknown) =>
 /** Valid bodies, one of each record. */
 export const bodies = {
   stack: () => ({ name: `Stack ${tag()}` }),
+  reportSchedule: () => ({ name: `Weekly ${tag()}`, frequency: "weekly", recipients: ["board@example.com"] }),
   monitor: () => ({ name: `Monitor ${tag()}`, url: "http://127.0.0.1:9/health" }),
   customSource: () => ({ name: `Manual ${tag()}`, type: "manual", status: "operational" }),
   window: () => ({ title: `Upgrade ${tag()}`, starts_at: hoursFromNow(1), ends_at: hoursFromNow(2) }),
@@ -79,6 +80,7 @@ export const seedRecords = (tenant: Tenant) =>
     const window = yield* created(tenant, "/maintenance-windows", bodies.window())
     const channel = yield* created(tenant, "/channels", bodies.channel())
     const rule = yield* created(tenant, "/rules", bodies.rule(channel.id))
+    const reportSchedule = yield* created(tenant, "/report-schedules", bodies.reportSchedule())
     const member = yield* memberOf(tenant)
     return {
       catalog,
@@ -88,6 +90,7 @@ export const seedRecords = (tenant: Tenant) =>
       window: window.id,
       channel: channel.id,
       rule: rule.id,
+      reportSchedule: reportSchedule.id,
       member
     }
   })
@@ -119,7 +122,46 @@ export const organizationDigest = (orgId: string) =>
         UNION ALL SELECT 'tv_link' || to_jsonb(t)::text FROM tv_links t, o WHERE t.organization_id = o.id
         UNION ALL SELECT 'tv_link_stack' || to_jsonb(l)::text FROM tv_link_stacks l JOIN tv_links t ON t.id = l.tv_link_id, o WHERE t.organization_id = o.id
         UNION ALL SELECT 'calendar_feed' || to_jsonb(t)::text FROM calendar_feeds t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'report_schedule' || to_jsonb(t)::text FROM report_schedules t, o WHERE t.organization_id = o.id
         UNION ALL SELECT 'audit ' || count(*)::text FROM audit_log t, o WHERE t.organization_id = o.id
       ) rows`
     return row!.digest
+  })
+
+/**
+ * A sent report of last week for `scheduleId`, with the figures of one stack, as the report worker
+ * leaves it (the worker itself is tested in test/integration/reports.test.ts); its id.
+ */
+export const reportOf = (organizationId: string, scheduleId: string, stackId: string, stackName: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const to = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000)
+    const from = new Date(to.getTime() - 7 * 86_400_000)
+    const content = {
+      organization: { name: "Test organization", slug: "test" },
+      schedule: { id: scheduleId, name: "Weekly for the board", frequency: "weekly", time_zone: "UTC", sla_target: 99.9 },
+      from: from.toISOString(),
+      to: to.toISOString(),
+      generated_at: to.toISOString(),
+      stacks: [{
+        id: stackId,
+        name: stackName,
+        uptime: 99.5,
+        downtime_ms: 3_024_000,
+        outage_count: 2,
+        mttr_ms: 1_512_000,
+        sla_met: false,
+        allowed_downtime_ms: 604_800,
+        outages: [{ start: new Date(from.getTime() + 3_600_000).toISOString(), end: new Date(from.getTime() + 5_112_000).toISOString(), duration_ms: 1_512_000 }],
+        items: [{ kind: "component", name: "API", uptime: 99.5, downtime_ms: 3_024_000, outage_count: 2 }],
+        incidents: { count: 1, mttr_ms: 3_600_000 }
+      }],
+      slowest_monitors: [{ id: "00000000-0000-4000-8000-000000000001", name: "Checkout", checks: 2016, mean_ms: 412, p95_ms: 980 }]
+    }
+    const [row] = yield* sql<{ id: string }>`
+      INSERT INTO reports (schedule_id, organization_id, period_start, period_end, status, content, generated_at, sent_at, attempts)
+      VALUES (${scheduleId}::uuid, ${organizationId}::uuid, ${from.toISOString()}::timestamptz, ${to.toISOString()}::timestamptz, 'sent',
+        ${JSON.stringify(content)}::jsonb, now(), now(), 1)
+      RETURNING id`
+    return row!.id
   })

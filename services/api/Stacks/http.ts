@@ -5,7 +5,7 @@ import { CurrentPrincipal } from "../../domain/Principal.ts"
 import { Stacks } from "../../orgs/Stacks.ts"
 import { InvalidParameter } from "../../domain/api/Errors.ts"
 import { analyticsRange } from "../../history/Analytics.ts"
-import { StackAnalyticsReader } from "../StackAnalytics.ts"
+import { StackAnalyticsReader } from "../../reports/StackAnalytics.ts"
 
 /** Handlers of the `stacks` group: stacks and their items. */
 export const StacksHttpNoDeps = HttpApiBuilder.group(

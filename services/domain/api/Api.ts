@@ -9,6 +9,7 @@ import { NotificationsGroup } from "./Notifications.ts"
 import { OrganizationGroup } from "./Organization.ts"
 import { StacksGroup } from "./Stacks.ts"
 import { SourcesGroup } from "./Sources.ts"
+import { ReportsGroup } from "./Reports.ts"
 import { TvLinksGroup } from "./TvLinks.ts"
 
 /**
@@ -45,6 +46,7 @@ export class Api extends HttpApi.make("statusgrid")
   .add(AlertsGroup)
   .add(AlertLinksGroup)
   .add(TvLinksGroup)
+  .add(ReportsGroup)
   .middleware(ApiErrors)
   // A body field the endpoint does not know is an error naming it, not silently dropped.
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })

@@ -97,7 +97,7 @@ export const smtpResult = (error: unknown, timeoutMs: number): SendResult => {
   return failure(0, true, e.code === undefined ? message : `${e.code}: ${message}`)
 }
 
-/** One e-mail for people other than a channel's recipients (an invitation): who, what, and the key of its Message-ID. */
+/** One e-mail for people other than a channel's recipients (an invitation, a report): who, what, and the key of its Message-ID. */
 export interface Mail {
   readonly to: ReadonlyArray<string>
   readonly subject: string
@@ -106,6 +106,8 @@ export interface Mail {
   readonly idempotencyKey: string
   readonly timeoutMs: number
   readonly headers?: Readonly<Record<string, string>>
+  /** Files sent with it (a report's CSV and PDF). */
+  readonly attachments?: ReadonlyArray<{ readonly filename: string; readonly contentType: string; readonly content: Uint8Array | string }>
 }
 
 /** Sends one e-mail through the operator's SMTP server; never rejects (SMTP replies mapped as for channels). */
@@ -129,6 +131,13 @@ export const makeMailer = (options: EmailOptions = {}): Mailer => {
         subject: mail.subject,
         text: mail.text,
         ...(mail.html === undefined ? {} : { html: mail.html }),
+        ...(mail.attachments === undefined ? {} : {
+          attachments: mail.attachments.map((a) => ({
+            filename: a.filename,
+            contentType: a.contentType,
+            content: typeof a.content === "string" ? a.content : Buffer.from(a.content)
+          }))
+        }),
         messageId: messageIdFor(mail.idempotencyKey, smtpFrom),
         headers: { "X-Idempotency-Key": mail.idempotencyKey, ...mail.headers },
         signal: AbortSignal.timeout(mail.timeoutMs)

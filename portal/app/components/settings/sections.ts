@@ -22,6 +22,7 @@ export const settingsSections: ReadonlyArray<SettingsSection> = [
   { path: "channels", label: "Channels", needs: "view" },
   { path: "notifications", label: "Notification center", needs: "view" },
   { path: "tv", label: "TV links", needs: "view" },
+  { path: "reports", label: "Reports", needs: "view" },
   { path: "team", label: "Team", needs: "view" },
   { path: "api-keys", label: "API keys", needs: "members.manage" },
   { path: "audit", label: "Audit log", needs: "audit.view" },

@@ -1,4 +1,4 @@
-import { StackAnalyticsReader } from "#services/api/StackAnalytics.ts"
+import { StackAnalyticsReader } from "#services/reports/StackAnalytics.ts"
 import { healthLabel } from "#services/domain/StackHealth.ts"
 import { Clock, Effect } from "effect"
 import { Link } from "react-router"

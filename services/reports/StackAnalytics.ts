@@ -98,7 +98,7 @@ export class StackAnalyticsReader extends Context.Service<StackAnalyticsReader, 
   read(principal: Principal, id: string, range: Range): Effect.Effect<StackAnalytics, Forbidden | NotFound | HistoryUnavailable>
   /** The same by the stack's slug (the portal's stack pages). */
   readBySlug(principal: Principal, slug: string, range: Range): Effect.Effect<StackAnalytics, Forbidden | NotFound | HistoryUnavailable>
-}>()("statusgrid/api/StackAnalyticsReader") {
+}>()("statusgrid/reports/StackAnalyticsReader") {
   static readonly layerNoDeps = Layer.effect(
     StackAnalyticsReader,
     Effect.gen(function*() {
