@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { healthDurationsOf, levelPeriodsOf, stackPeriodsOf } from "./StackDurations.ts"
+import { healthDurationsOf, levelPeriodsOf, stackCellsOf, stackPeriodsOf } from "./StackDurations.ts"
 import { durationsOf, outagesOf, periodsOf, uptimeOf } from "./StatusDurations.ts"
 
 const minute = 60_000
@@ -56,5 +56,16 @@ describe("StackDurations", () => {
     ]
     expect(healthDurationsOf(stackPeriodsOf(items, day)).degraded).toBe(100 * minute)
     expect(stackPeriodsOf([], day)).toEqual([{ start: t0, end: at(1440), health: "unknown" }])
+  })
+})
+
+describe("stackCellsOf", () => {
+  it("each cell by the banner's rule over the items' cells: an outage of one item is down, degraded shows, no data anywhere is no data", () => {
+    expect(stackCellsOf([
+      ["operational", "down", "degraded", "no_data", "maintenance", "operational"],
+      ["operational", "operational", "operational", "no_data", "operational", "no_data"],
+      ["no_data", "operational", "maintenance", "no_data", "operational", "operational"]
+    ])).toEqual(["operational", "down", "degraded", "no_data", "maintenance", "operational"])
+    expect(stackCellsOf([])).toEqual([])
   })
 })

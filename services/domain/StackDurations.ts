@@ -87,3 +87,34 @@ export const healthDurationsOf = (periods: ReadonlyArray<StackPeriod>): HealthDu
   for (const p of periods) out[p.health] += p.end - p.start
   return out
 }
+
+/** A history cell's status (services/domain/History.ts' CellStatus), restated here so this module stays free of Effect. */
+export type StripCell = "operational" | "degraded" | "down" | "maintenance" | "no_data"
+
+const cellLevel: Readonly<Record<StripCell, keyof HealthCounts>> = {
+  operational: "operational",
+  degraded: "degraded",
+  down: "outage",
+  maintenance: "maintenance",
+  no_data: "unknown"
+}
+
+/**
+ * A stack's history strip from its items' strips (the same window, so the same
+ * cells): each cell is the banner StackHealth's rule gives for the items'
+ * cells, shown as a cell status (an outage, partial or major, is `down`); a
+ * cell where no item has data is `no_data`. A cell holds the most significant
+ * status each item saw in it, so two items down at different minutes of one
+ * hour show as down together: the strip is an overview, uptime comes from
+ * durations.
+ */
+export const stackCellsOf = (items: ReadonlyArray<ReadonlyArray<StripCell>>): Array<StripCell> => {
+  const length = Math.max(0, ...items.map((i) => i.length))
+  return Array.from({ length }, (_, n) => {
+    const counts = { operational: 0, degraded: 0, outage: 0, maintenance: 0, unknown: 0 }
+    for (const cells of items) counts[cellLevel[cells[n] ?? "no_data"]] += 1
+    if (counts.operational + counts.degraded + counts.outage + counts.maintenance === 0) return "no_data"
+    const health = healthOfCounts(counts).status
+    return health === "major_outage" || health === "partial_outage" ? "down" : health
+  })
+}

@@ -199,6 +199,17 @@ describe("analytics pages in Chromium", () => {
   })
 
   it("a stack's page, for a member, shows the API's figures: the stack as a whole, its items and its incidents", async () => {
+    // The stack page's own strip (90 days): each day by the banner's rule over its items' days, and its uptime by time.
+    await page.goto(`${world.server.url}/dashboard/${world.org.slug}/stacks/${stack.slug}?window=90d`)
+    const own = page.getByRole("region", { name: "The stack as a whole" })
+    await own.locator("svg.strip-bars").waitFor()
+    assert.strictEqual(await own.locator("rect").count(), 90)
+    // Day 1: c0 critical; day 2: the monitor down; the day before, an hour of checks, operational.
+    assert.strictEqual(await own.locator("rect.cell-down").count(), 2)
+    assert.strictEqual(await own.locator("rect.cell-operational").count(), 1)
+    const ninety = await api(world.server.url, key, "GET", `/stacks/${stack.id}/analytics?from=${iso(Date.now() - 90 * day)}`) as unknown as { analytics: Figures }
+    assert.strictEqual(await own.locator(".strip-uptime").innerText(), `${ninety.analytics.uptime!.toFixed(2)} %`)
+    await screenshot(page, "stack-page-90d")
     await page.goto(`${world.server.url}/dashboard/${world.org.slug}/stacks/${stack.slug}`)
     await page.getByRole("link", { name: "Uptime and outages" }).click()
     await page.waitForURL("**/analytics")

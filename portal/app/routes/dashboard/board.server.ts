@@ -11,12 +11,22 @@ export { organizationOf, principalOf } from "../../lib/member.server.ts"
 /** The key of a subject's strip: `source:<key>:<component external id>` or `monitor:<id>`. */
 export const stripKey = (s: HistorySubject) => (s.kind === "monitor" ? `monitor:${s.id}` : `source:${s.id}:${s.component}`)
 
-/** What a stack page draws strips for: every component it shows (by source key and provider id) and its monitors. */
+/**
+ * What a stack page draws strips for: every component it shows (by source key and provider id), its
+ * monitors, and its whole sources as themselves (the stack's own strip is made of its items' strips).
+ */
 export const subjectsOf = (board: Board): Array<HistorySubject> =>
   board.stacks.flatMap((stack) => [
     ...stack.sources.flatMap((source) => source.components.map((c) => ({ kind: "source" as const, id: source.key, component: c.external_id }))),
-    ...stack.monitors.map((m) => ({ kind: "monitor" as const, id: m.id, component: "" }))
+    ...stack.monitors.map((m) => ({ kind: "monitor" as const, id: m.id, component: "" })),
+    ...stack.items.flatMap((i) => (i.kind === "source" ? [{ kind: "source" as const, id: i.key, component: "" }] : []))
   ])
+
+/** The strip key of each item of a board's stack, in order: what its own strip is combined from. */
+export const itemStripKeys = (board: Board): Array<string> =>
+  (board.stacks[0]?.items ?? []).map((i) =>
+    i.kind === "component" ? `source:${i.source_key}:${i.external_id}` : i.kind === "source" ? `source:${i.key}:` : `monitor:${i.id}`
+  )
 
 /**
  * The strips of `subjects` from StatusHistory (one ClickHouse read), by `stripKey`;

@@ -1,6 +1,8 @@
 import type { HistoryWindow } from "#services/domain/History.ts"
 import { StackBoard } from "#services/orgs/StackBoard.ts"
-import { Effect } from "effect"
+import { stackCellsOf } from "#services/domain/StackDurations.ts"
+import { StackAnalyticsReader } from "#services/reports/StackAnalytics.ts"
+import { Clock, Effect } from "effect"
 import { Suspense } from "react"
 import { Await, Link } from "react-router"
 import type { Route } from "./+types/stack.ts"
@@ -20,7 +22,7 @@ import { HistoryStrip, type Strip, StripSkeleton } from "../../components/dashbo
 import { useLiveBoard } from "../../live/useLiveBoard.ts"
 import { runEffect } from "../../lib/effect.server.ts"
 import { requireUser } from "../../lib/session.server.ts"
-import { historyOf, organizationOf, principalOf, subjectsOf } from "./board.server.ts"
+import { historyOf, itemStripKeys, organizationOf, principalOf, subjectsOf } from "./board.server.ts"
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [
   { title: `${loaderData?.board.stacks[0]?.name ?? "Stack"} · ${loaderData?.organization.name ?? ""} · statusgrid` }
@@ -37,18 +39,38 @@ export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: styl
 export async function loader({ request, context, params }: Route.LoaderArgs) {
   const viewer = await requireUser(context, request)
   const organization = organizationOf(viewer, params.org)
-  const board = await runEffect(context, request, Effect.gen(function*() {
+  const { board, principal } = await runEffect(context, request, Effect.gen(function*() {
     const principal = yield* principalOf(viewer, organization.id)
-    return yield* StackBoard.use((b) => b.stack(principal, params.slug))
+    return { board: yield* StackBoard.use((b) => b.stack(principal, params.slug)), principal }
   }))
   const window: HistoryWindow = new URL(request.url).searchParams.get("window") === "90d" ? "90d" : "24h"
+  const history = historyOf(context, request, subjectsOf(board), window)
+  const keys = itemStripKeys(board)
+  // The stack's own strip: its items' cells combined by the banner's rule; its uptime by time over the window (StackAnalytics).
+  const stackStrip = Promise.all([
+    history,
+    runEffect(context, request, Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const figures = yield* StackAnalyticsReader.use((r) => r.readBySlug(principal, params.slug, { from: now - windowMs[window], to: now }))
+      return figures.analytics.uptime
+    }).pipe(Effect.catchTag("HistoryUnavailable", () => Effect.succeed(null))))
+  ]).then(([read, uptime]): Strip | null => {
+    if (read.unavailable) return null
+    const strips = keys.flatMap((k) => (read.strips[k] === undefined ? [] : [read.strips[k]]))
+    if (strips.length === 0) return null
+    const cells = stackCellsOf(strips.map((s) => s.cells.map(([, status]) => status)))
+    return { cells: strips[0]!.cells.map(([start], i) => [start, cells[i]!] as const), uptime }
+  })
   return {
     organization: { slug: organization.slug, name: organization.name },
     board,
     window,
-    history: historyOf(context, request, subjectsOf(board), window)
+    history,
+    stackStrip
   }
 }
+
+const windowMs: Record<HistoryWindow, number> = { "24h": 24 * 3_600_000, "90d": 90 * 24 * 3_600_000 }
 
 export default function StackPage({ loaderData }: Route.ComponentProps) {
   const { organization, window } = loaderData
@@ -80,6 +102,11 @@ export default function StackPage({ loaderData }: Route.ComponentProps) {
             <Link to={base} aria-current={window === "24h" ? "true" : undefined} preventScrollReset>24 hours</Link>
             <Link to={`${base}?window=90d`} aria-current={window === "90d" ? "true" : undefined} preventScrollReset>90 days</Link>
           </div>
+          <section className="panel source-group stack-own" aria-labelledby="stack-strip-heading">
+            <div className="source-head"><h2 id="stack-strip-heading">The stack as a whole</h2></div>
+            <p className="muted source-meta">Each {window === "24h" ? "hour" : "day"} as the banner would have shown it; uptime by time over the {window === "24h" ? "24 hours" : "90 days"}.</p>
+            <StackStripSlot strip={loaderData.stackStrip} window={window} name={stack.name} />
+          </section>
           {stack.sources.length === 0 && stack.monitors.length === 0
             ? (
               <div className="panel empty">
@@ -141,6 +168,17 @@ export default function StackPage({ loaderData }: Route.ComponentProps) {
         <SidePanels incidents={board.incidents} maintenances={board.maintenances} />
       </div>
     </section>
+  )
+}
+
+/** The stack's own strip once its items' strips and its uptime arrive. */
+function StackStripSlot(props: { readonly strip: Promise<Strip | null>; readonly window: HistoryWindow; readonly name: string }) {
+  return (
+    <Suspense fallback={<StripSkeleton />}>
+      <Await resolve={props.strip} errorElement={<span className="strip muted">history unavailable</span>}>
+        {(strip: Strip | null) => strip === null ? <span className="strip muted">no history</span> : <HistoryStrip strip={strip} window={props.window} name={props.name} />}
+      </Await>
+    </Suspense>
   )
 }
 
