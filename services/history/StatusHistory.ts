@@ -203,7 +203,8 @@ export class StatusHistory extends Context.Service<StatusHistory, {
   /** Each subject's uptime over the last `days` UTC days, today included (default 30), in the order asked. */
   uptime(subjects: ReadonlyArray<HistorySubject>, days?: number): Effect.Effect<ReadonlyArray<Uptime>, HistoryUnavailable>
   /** A website monitor's latest checks (`check_results`), newest first: the check log and its response-time chart. */
-  monitorChecks(id: string, limit: number): Effect.Effect<ReadonlyArray<MonitorCheckLogEntry>, HistoryUnavailable>
+  /** A monitor's checks, newest first: the latest `limit`, or those before `before` (epoch ms). */
+  monitorChecks(id: string, limit: number, before?: number): Effect.Effect<ReadonlyArray<MonitorCheckLogEntry>, HistoryUnavailable>
 }>()("statusgrid/history/StatusHistory") {
   static readonly layer = Layer.effect(StatusHistory, Effect.gen(function*() {
     const ch = yield* ClickHouse
@@ -294,14 +295,15 @@ export class StatusHistory extends Context.Service<StatusHistory, {
       return subjects.map((s) => uptimeOf(total(rows.get(subjectKey(s.kind, s.id, s.component)), 0, 1), range.from, range.to))
     })
 
-    const monitorChecks = Effect.fn("StatusHistory.monitorChecks")(function*(id: string, limit: number) {
+    const monitorChecks = Effect.fn("StatusHistory.monitorChecks")(function*(id: string, limit: number, before?: number) {
       const rows = yield* ch.query(
         `SELECT toFloat64(toUnixTimestamp64Milli(checked_at)) AS t, status, latency_ms, http_status, error,
            dns_ms, connect_ms, tls_ms, first_byte_ms, tls_days_left
          FROM check_results
          WHERE subject_kind = 'monitor' AND subject_id = {id:String} AND component_id = ''
+           ${before === undefined ? "" : "AND checked_at < fromUnixTimestamp64Milli(toInt64({before:Float64}), 'UTC')"}
          ORDER BY checked_at DESC LIMIT {limit:UInt32}`,
-        { id, limit: Math.max(1, Math.min(maxCheckLog, Math.floor(limit))) }
+        { id, limit: Math.max(1, Math.min(maxCheckLog, Math.floor(limit))), ...(before === undefined ? {} : { before }) }
       ).pipe(
         Effect.mapError((cause: ClickHouseError) => new HistoryUnavailable({ cause })),
         Effect.flatMap((rows) => decodeChecks(rows).pipe(Effect.orDie))

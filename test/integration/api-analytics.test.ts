@@ -299,6 +299,32 @@ describe("analytics API", () => {
         assert.strictEqual((bad.body as { field: string }).field, "from")
       }))
 
+    it.effect("a monitor's check log pages newest first with next_before until the last page", () =>
+      Effect.gen(function*() {
+        const tenant = yield* newTenant()
+        const created = yield* call("POST", "/monitors", { key: tenant.keys.admin, body: { name: "Log", url: "http://127.0.0.1:9/log" } })
+        const id = (created.body as { id: string }).id
+        const now = Math.floor((yield* Clock.currentTimeMillis) / minute) * minute
+        // Seven checks a minute apart, 100 to 106 ms: the newest is the slowest.
+        yield* (yield* Writers).write(checksEvery(minute, "monitor", id, "", now - 7 * minute, now, () => "up", (t) => 100 + (7 - (now - t) / minute)), [])
+        const seen: Array<number> = []
+        let before: string | null = null
+        let pages = 0
+        do {
+          const r = yield* call("GET", `/monitors/${id}/checks?limit=3${before === null ? "" : `&before=${encodeURIComponent(before)}`}`, { key: tenant.keys.viewer })
+          assert.strictEqual(r.status, 200, JSON.stringify(r.body))
+          const body = r.body as { checks: Array<{ checked_at: string; latency_ms: number }>; next_before: string | null }
+          seen.push(...body.checks.map((c) => c.latency_ms))
+          before = body.next_before
+          pages += 1
+        } while (before !== null && pages < 10)
+        assert.deepStrictEqual(seen, [106, 105, 104, 103, 102, 101, 100])
+        assert.strictEqual(pages, 3)
+        const bad = yield* call("GET", `/monitors/${id}/checks?before=yesterday`, { key: tenant.keys.viewer })
+        assert.strictEqual(bad.status, 400)
+        assert.strictEqual((bad.body as { field: string }).field, "before")
+      }))
+
     it.effect("bad ranges are 400 naming the parameter; an unknown source is 404", () =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis

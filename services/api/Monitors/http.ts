@@ -1,4 +1,4 @@
-import { Clock, Effect, Layer, Result } from "effect"
+import { Clock, DateTime, Effect, Layer, Result } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../domain/api/Api.ts"
 import { InvalidParameter } from "../../domain/api/Errors.ts"
@@ -28,8 +28,15 @@ export const MonitorsHttpNoDeps = HttpApiBuilder.group(
       check: ({ params }) => CurrentPrincipal.use((p) => monitors.checkNow(p, params.id)),
       checks: ({ params, query }) =>
         CurrentPrincipal.use((p) => monitors.get(p, params.id)).pipe(
-          Effect.andThen((monitor) => history.monitorChecks(monitor.id, query.limit ?? 50)),
-          Effect.map((checks) => ({ id: params.id, checks })),
+          Effect.andThen((monitor) =>
+            history.monitorChecks(monitor.id, query.limit ?? 50, query.before === undefined ? undefined : DateTime.toEpochMillis(query.before))
+          ),
+          Effect.map((checks) => ({
+            id: params.id,
+            checks,
+            // A full page may have older checks after it.
+            next_before: checks.length === (query.limit ?? 50) ? checks.at(-1)!.checked_at : null
+          })),
           Effect.catchTag("HistoryUnavailable", Effect.die)
         ),
       // The monitor is read first: the organization's own, with the same access as `get`.

@@ -90,10 +90,13 @@ export const MonitorCheckLogEntry = Schema.Struct({
 }).annotate({ identifier: "MonitorCheckLogEntry" })
 export type MonitorCheckLogEntry = typeof MonitorCheckLogEntry.Type
 
-/** `GET /monitors/{id}/checks`: the latest checks, newest first. */
+/** `GET /monitors/{id}/checks`: the latest checks (or those before `before`), newest first. */
 export const MonitorCheckLog = Schema.Struct({
   id: Schema.String,
-  checks: Schema.Array(MonitorCheckLogEntry)
+  checks: Schema.Array(MonitorCheckLogEntry),
+  next_before: Schema.NullOr(Schema.String.annotate({ format: "date-time" })).annotate({
+    description: "Pass as `before` for the next (older) page; null on the last page."
+  })
 }).annotate({ identifier: "MonitorCheckLog" })
 export type MonitorCheckLog = typeof MonitorCheckLog.Type
 
@@ -101,6 +104,9 @@ export type MonitorCheckLog = typeof MonitorCheckLog.Type
 export const maxCheckLog = 500
 
 export const CheckLogQuery = {
+  before: Schema.optional(Schema.String.annotate({ format: "date-time", description: "Only checks before this instant (ISO 8601): a previous page's `next_before`." }).pipe(
+    Schema.decodeTo(Schema.DateTimeUtc, SchemaTransformation.dateTimeUtcFromString)
+  )),
   limit: Schema.optional(Schema.String.pipe(
     Schema.check(Schema.isPattern(/^[0-9]{1,9}$/u)),
     Schema.annotate({ description: `Checks to return, 1 to ${maxCheckLog}; 50 when absent.` }),
@@ -189,7 +195,9 @@ export class MonitorsGroup extends HttpApiGroup.make("monitors")
       query: CheckLogQuery,
       success: MonitorCheckLog,
       error: [Forbidden, NotFound]
-    }).annotateMerge(OpenApi.annotations({ summary: "The latest scheduled checks of a monitor, newest first (limit 1-500, default 50)" })),
+    }).annotateMerge(OpenApi.annotations({
+      summary: "The scheduled checks of a monitor, newest first, paged (limit 1-500, default 50; `before` from `next_before`)"
+    })),
     HttpApiEndpoint.get("history", "/monitors/:id/history", {
       params: IdParams,
       query: HistoryQuery,

@@ -24,6 +24,9 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: `${loaderD
 const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
 const notFound = (id: string) => data({ message: `no monitor ${id}` }, { status: 404 })
 
+/** Checks per page of the log. */
+const checkPage = 50
+
 /** One monitor: the API's record, the recommendations it does not follow, its latest checks from ClickHouse. */
 export async function loader({ request, context, params }: Route.LoaderArgs) {
   const { organization, principal, allowed } = await requireMember(context, request, params.org)
@@ -31,7 +34,9 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   const { monitor, checks } = await runEffect(context, request, Effect.gen(function*() {
     const monitor = yield* Monitors.use((m) => m.get(principal, params.id))
     // Without ClickHouse the page still shows the monitor, saying the log is unavailable.
-    const checks = yield* StatusHistory.use((h) => h.monitorChecks(monitor.id, 50)).pipe(
+    // `?before=` (a page's last check): the older checks, as the API's `next_before` pages them.
+    const before = Date.parse(new URL(request.url).searchParams.get("before") ?? "")
+    const checks = yield* StatusHistory.use((h) => h.monitorChecks(monitor.id, checkPage, Number.isFinite(before) ? before : undefined)).pipe(
       Effect.catchTag("HistoryUnavailable", () => Effect.succeed(null))
     )
     return { monitor, checks }
@@ -63,7 +68,9 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
     },
     values: formValuesOf(monitor),
     warnings,
-    checks
+    checks,
+    older: checks !== null && checks.length === checkPage ? checks.at(-1)!.checked_at : null,
+    paged: new URL(request.url).searchParams.has("before")
   }
 }
 
@@ -185,6 +192,11 @@ export default function MonitorPage({ loaderData, actionData }: Route.ComponentP
             <ResponseChart checks={checks} />
             <h3>Check log</h3>
             <CheckLog checks={checks} />
+            <p className="pager">
+              {loaderData.paged ? <Link to="?" preventScrollReset>Latest checks</Link> : null}
+              {loaderData.paged && loaderData.older !== null ? " · " : null}
+              {loaderData.older === null ? null : <Link to={`?before=${encodeURIComponent(loaderData.older)}`} preventScrollReset>Older checks</Link>}
+            </p>
           </>
         )}
       </section>
