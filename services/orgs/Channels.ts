@@ -169,7 +169,8 @@ const mergeSettings = (
  * action and the notification center (the `deliveries` outbox).
  */
 export class Channels extends Context.Service<Channels, {
-  list(principal: Principal, page: PageRequest): Effect.Effect<Page<Channel>, Forbidden | InvalidParameter>
+  /** A page of the organization's channels, oldest first; of one type when `type` is given. */
+  list(principal: Principal, page: PageRequest, type?: Channel["type"]): Effect.Effect<Page<Channel>, Forbidden | InvalidParameter>
   get(principal: Principal, id: string): Effect.Effect<Channel, Forbidden | NotFound>
   create(principal: Principal, input: ChannelCreate): Effect.Effect<Channel, Forbidden | InvalidParameter | PlanLimitReached>
   update(principal: Principal, id: string, patch: ChannelUpdate): Effect.Effect<Channel, Forbidden | NotFound | InvalidParameter | PlanLimitReached>
@@ -210,7 +211,7 @@ export class Channels extends Context.Service<Channels, {
           ? Effect.succeed<Record<string, unknown>>({})
           : box.open(sealed).pipe(Effect.map(sealedSettings), Effect.orDie)
 
-      const list = Effect.fn("Channels.list")(function*(principal: Principal, page: PageRequest) {
+      const list = Effect.fn("Channels.list")(function*(principal: Principal, page: PageRequest, type?: Channel["type"]) {
         yield* requirePermission(principal, "view")
         return yield* listPage({
           page,
@@ -218,6 +219,7 @@ export class Channels extends Context.Service<Channels, {
             sql`
               SELECT ${sql.literal(channelColumns)} FROM channels t
               WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
+                ${type === undefined ? sql`` : sql`AND t.type = ${type}`}
               ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeChannels)),
           map: toChannel
         })
@@ -388,7 +390,7 @@ export class Channels extends Context.Service<Channels, {
       // The audit log, limits and paging run on this layer's connection (and so inside its transactions).
       const onSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) => Effect.provideService(effect, SqlClient, sql)
       return Channels.of({
-        list: (principal, page) => onSql(list(principal, page)),
+        list: (principal, page, type) => onSql(list(principal, page, type)),
         get: (principal, id) => onSql(get(principal, id)),
         create: (principal, input) => onSql(create(principal, input)),
         update: (principal, id, patch) => onSql(update(principal, id, patch)),

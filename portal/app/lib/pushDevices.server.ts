@@ -42,12 +42,12 @@ export const pushDevices = (context: PortalContext, request: Request, viewer: Vi
     const perOrganization = yield* Effect.forEach(viewer.organizations, (organization) =>
       Effect.gen(function*() {
         const principal = yield* principalOf(viewer, organization.id, clientIp(request))
-        const channels = yield* Channels.use((c) => c.list(principal, { limit: 200 }))
+        const channels = yield* Channels.use((c) => c.list(principal, { limit: 200 }, "webpush"))
         const canManage = can(principal.role, "notifications.manage")
         return {
           organization: { slug: organization.slug, name: organization.name, role: principal.role },
           canManage,
-          devices: channels.data.filter((c) => c.type === "webpush").map((c): PushDevice => ({
+          devices: channels.data.map((c): PushDevice => ({
             id: c.id,
             name: c.name,
             organization: { slug: organization.slug, name: organization.name },
