@@ -1,4 +1,7 @@
+import { durationText, uptimeText } from "../domain/FigureText.ts"
 import type { ReportContent } from "../domain/Report.ts"
+
+export { durationText, uptimeText }
 
 /**
  * A report's figures as text, HTML (an e-mail body readable in common mail
@@ -6,22 +9,6 @@ import type { ReportContent } from "../domain/Report.ts"
  * (one row per stack and per item). All three, and the PDF
  * (ReportPdf.ts), write numbers with the functions below, so they agree.
  */
-
-/** "99.950 %", or "no data". */
-export const uptimeText = (uptime: number | null): string =>
-  uptime === null ? "no data" : `${uptime >= 99.9995 ? "100.000" : uptime.toFixed(3)} %`
-
-/** "2 h 05 min", "45 s", "3 d 4 h", "-" for none. */
-export const durationText = (ms: number | null): string => {
-  if (ms === null) return "-"
-  const s = Math.round(ms / 1000)
-  if (s < 60) return `${s} s`
-  const m = Math.floor(s / 60)
-  if (m < 60) return `${m} min`
-  const h = Math.floor(m / 60)
-  if (h < 48) return `${h} h ${String(m % 60).padStart(2, "0")} min`
-  return `${Math.floor(h / 24)} d ${h % 24} h`
-}
 
 export const slaText = (met: boolean | null): string => (met === null ? "not measured" : met ? "met" : "missed")
 

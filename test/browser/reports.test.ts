@@ -63,7 +63,7 @@ describe("reports pages in Chromium", () => {
   })
 
   it("a sent report: its page shows the figures, its CSV and PDF download; a Viewer reads it but cannot schedule", async () => {
-    const schedule = ((await api(world.server.url, key, "GET", "/report-schedules"))["data"] as ReadonlyArray<{ id: string }>)[0]!
+    const schedule = await api(world.server.url, key, "POST", "/report-schedules", { name: "Weekly for the board", frequency: "weekly", recipients: ["board@example.com"] }) as { id: string }
     const reportId = await world.run(reportOf(world.org.id, schedule.id, stack.id, stack.name))
     await page.goto(`${world.server.url}/settings/${world.org.slug}/reports`)
     await page.getByTestId("reports").getByRole("link").first().click()

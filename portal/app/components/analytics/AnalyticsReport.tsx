@@ -1,5 +1,8 @@
 import type { SubjectAnalytics } from "#services/domain/Analytics.ts"
+import { durationText, uptimeText } from "#services/domain/FigureText.ts"
 import { Form, Link } from "react-router"
+
+export { durationText, uptimeText }
 
 /**
  * A subject's figures from status durations (services/domain/Analytics.ts):
@@ -17,19 +20,6 @@ const levelRows = [
   ["unknown", "Unknown (not seen)", "tone-unknown"]
 ] as const
 
-/** "2 h 05 min", "45 s", "3 d 4 h". */
-export const durationText = (ms: number | null): string => {
-  if (ms === null) return "—"
-  const s = Math.round(ms / 1000)
-  if (s < 60) return `${s} s`
-  const m = Math.floor(s / 60)
-  if (m < 60) return `${m} min`
-  const h = Math.floor(m / 60)
-  if (h < 48) return `${h} h ${String(m % 60).padStart(2, "0")} min`
-  return `${Math.floor(h / 24)} d ${h % 24} h`
-}
-
-export const uptimeText = (uptime: number | null) => (uptime === null ? "no data" : `${uptime >= 99.9995 ? "100" : uptime.toFixed(3)} %`)
 export const when = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`
 const days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"] as const
 
