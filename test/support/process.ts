@@ -42,8 +42,17 @@ export const startService = (env: NodeJS.ProcessEnv, timeoutMs = 60_000, args: R
     let stderr = ""
     let buffer = ""
     const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
-    const stop = () => {
+    // SIGTERM, and SIGKILL if the process has not exited 30 s later: a shutdown that hangs is reported
+    // (its last log lines on stderr) instead of timing out the test's teardown with no trace.
+    const stop = async () => {
       child.kill("SIGTERM")
+      const code = await Promise.race([exited, new Promise<"hung">((done) => setTimeout(() => done("hung"), 30_000).unref())])
+      if (code !== "hung") return code
+      process.stderr.write(
+        `[test] statusgrid (pid ${child.pid}) had not exited 30 s after SIGTERM; killed. Its last log lines:\n` +
+          logs.slice(-30).map((l) => JSON.stringify(l)).join("\n") + "\n"
+      )
+      child.kill("SIGKILL")
       return exited
     }
     const timer = setTimeout(() => {
