@@ -12,6 +12,7 @@ import type { Tenant } from "../support/api.ts"
 import { expectAccessible, launchBrowser, screenshot } from "../support/browser.ts"
 import { password, people, type SettingsWorld, signIn, startSettingsWorld } from "../support/monitorsWorld.ts"
 import { alertOf, bodies, catalogSource, memberOf, organizationDigest } from "../support/orgRecords.ts"
+import { tearDown } from "../support/teardown.ts"
 
 /**
  * Every action of the portal (each POST form of Portal II's pages, the
@@ -64,10 +65,13 @@ beforeAll(async () => {
 }, 180_000)
 
 afterAll(async () => {
-  for (const p of persons.values()) await p.context.close()
-  await browser?.close()
+  await tearDown([
+    ...[...persons.entries()].map(([role, p]) => [`close the ${role}'s browser context`, () => p.context.close()] as const),
+    ["close the browser", () => browser?.close()]
+  ])
+  // Its own steps are each bounded and named (test/support/monitorsWorld.ts).
   await world?.close()
-}, 120_000)
+}, 300_000)
 
 // ---------------------------------------------------------------------------------------------
 // Posting forms, and what the organization holds

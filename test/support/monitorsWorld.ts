@@ -10,6 +10,7 @@ import { SecretBox } from "../../services/platform/SecretBox.ts"
 import { startPortalServer } from "./browser.ts"
 import type { Running } from "./process.ts"
 import { freshDatabase } from "./stores.ts"
+import { tearDown } from "./teardown.ts"
 
 /**
  * The world of the settings pages' browser tests (monitors, custom sources):
@@ -63,11 +64,12 @@ export const startSettingsWorld = async (extra: Record<string, string> = {}): Pr
     server,
     org,
     run: (effect) => services.runPromise(effect),
-    close: async () => {
-      await server.stop()
-      await services.dispose()
-      await Effect.runPromise(Scope.close(scope, Exit.void))
-    }
+    close: () =>
+      tearDown([
+        ["stop the server", () => server.stop()],
+        ["close the test's database pool", () => services.dispose()],
+        ["drop the database", () => Effect.runPromise(Scope.close(scope, Exit.void))]
+      ])
   }
 }
 

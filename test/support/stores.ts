@@ -22,15 +22,22 @@ const withDatabase = (url: string, database: string) => {
  */
 export const freshDatabase = Effect.gen(function*() {
   const name = `sg_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
-  const admin = yield* PgClient.make({ url: Redacted.make(testDatabaseUrl), maxConnections: 1 }).pipe(
-    Effect.provide(Reactivity.layer)
-  )
   yield* Effect.acquireRelease(
-    admin.unsafe(`CREATE DATABASE ${name}`),
-    () => admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore)
+    administer(`CREATE DATABASE ${name}`),
+    () => administer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.timeout("30 seconds"), Effect.ignore)
   )
   return withDatabase(testDatabaseUrl, name)
 })
+
+/**
+ * One statement on the server's `postgres` database through a connection opened for it: a pool kept open for the
+ * whole suite only to drop its database at the end could hang there (its idle connection retired minutes earlier).
+ */
+const administer = (statement: string) =>
+  Effect.scoped(Effect.flatMap(
+    PgClient.make({ url: Redacted.make(testDatabaseUrl), maxConnections: 1 }),
+    (admin) => admin.unsafe(statement)
+  )).pipe(Effect.provide(Reactivity.layer))
 
 /** A temporary directory removed when the scope closes. */
 export const tempDir = (prefix: string) =>

@@ -59,8 +59,9 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
     const [source, components, incidents, maintenances] = yield* Effect.all([
       sources.get(key),
       sources.components(key),
-      sources.incidents(key, { limit: shownEvents }).pipe(Effect.orDie),
-      sources.maintenances(key, { limit: shownEvents }).pipe(Effect.orDie)
+      // No cursor is passed, so the only failure left is the source's absence (a 404, whichever read sees it first).
+      sources.incidents(key, { limit: shownEvents }).pipe(Effect.catchTag("InvalidParameter", Effect.die)),
+      sources.maintenances(key, { limit: shownEvents }).pipe(Effect.catchTag("InvalidParameter", Effect.die))
     ], { concurrency: "unbounded" })
     return { source, components, incidents: incidents.data, maintenances: maintenances.data, now: yield* Clock.currentTimeMillis }
   }).pipe(Effect.result))
