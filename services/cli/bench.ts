@@ -3,6 +3,7 @@ import { Command, Flag } from "effect/cli"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { analyticsBenchServices, runAnalyticsBench } from "../../bench/analytics.ts"
 import { apiBenchServer, runApiBench } from "../../bench/api.ts"
 import { runHistoryBench } from "../../bench/history.ts"
 import { runMonitorsBench } from "../../bench/monitors.ts"
@@ -200,6 +201,34 @@ const history = Command.make(
   "Load 90 days of checks for a stack's components and print p50/p99 of reading its whole history (24 h and 90 d)"
 ))
 
+const analytics = Command.make(
+  "analytics",
+  {
+    sources: count("sources", "Catalog sources (the real seed, then synthetic ones), each at its check class's interval", 5243),
+    monitors: count("monitors", "Website monitors (30 s, 60 s and 5 min intervals)", 1000, 0),
+    days: Flag.Int("days").pipe(
+      Flag.withDescription("Days of history (check_results keeps 90); the issue's size is 30, ~90 min of generation on 2 cores"),
+      Flag.filter((n) => n >= 1 && n <= 90, (n) => `--days ${n} is outside 1-90`),
+      Flag.withDefault(3)
+    ),
+    reads: count("reads", "Measured reads of one source's analytics page", 200)
+  },
+  Effect.fn(function*({ sources, monitors, days, reads }) {
+    // chDB unless CLICKHOUSE_URL names a server; on a server, its own database unless CLICKHOUSE_DATABASE names one.
+    const result = yield* runAnalyticsBench({ sources, monitors, days, reads }).pipe(
+      Effect.provide(analyticsBenchServices.pipe(Layer.provideMerge(benchStoresLayer))),
+      Effect.scoped,
+      inBenchEnvironment({ CLICKHOUSE_DATABASE: "statusgrid_bench_analytics" }, ["CLICKHOUSE_DATABASE"])
+    )
+    const { bench, ...figures } = result
+    const command = `statusgrid bench analytics${sources === 5243 ? "" : ` --sources ${sources}`}${monitors === 1000 ? "" : ` --monitors ${monitors}`}` +
+      ` --days ${days}${reads === 200 ? "" : ` --reads ${reads}`}`
+    yield* Console.log(JSON.stringify({ bench, command, ...figures }))
+  })
+).pipe(Command.withDescription(
+  "Generate N days of checks for the catalog's sources and components and for website monitors in ClickHouse, then time every source's uptime, a source's analytics page and a 500-component report, and print the disk used"
+))
+
 const portalLive = Command.make(
   "portal-live",
   {
@@ -271,5 +300,5 @@ const portal = Command.make(
 
 export const bench = Command.make("bench").pipe(
   Command.withDescription("Benchmarks; each prints one JSON line"),
-  Command.withSubcommands([poller, monitors, api, notify, history, portalLive, portal])
+  Command.withSubcommands([poller, monitors, api, notify, history, analytics, portalLive, portal])
 )
