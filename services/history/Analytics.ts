@@ -74,55 +74,61 @@ const decodeChanges = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
   changes: Schema.Array(Schema.Tuple([Schema.Number, Schema.String, Schema.String]))
 })))
 
-const decodeHours = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
+/**
+ * Per subject over the range: its hourly rollups' sums, and the hours in which a check was read as the edges of
+ * their runs (the first and last such hour, and each pair of read hours with unread ones between): what the gaps
+ * and a history without changes need, a few numbers rather than every hour of the range.
+ */
+const CoverageRow = Schema.Struct({
   kind: Schema.String,
   subject_id: Schema.String,
   component_id: Schema.String,
-  /** `[hour start in Unix seconds, checks, down, degraded, maintenance, errors]` of the hours with checks */
-  hours: Schema.Array(Schema.Tuple([Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number, Schema.Number]))
-})))
+  checks: Schema.Number,
+  down: Schema.Number,
+  degraded: Schema.Number,
+  maintenance: Schema.Number,
+  errors: Schema.Number,
+  first: Schema.NullOr(Schema.Number),
+  last: Schema.NullOr(Schema.Number),
+  jumps: Schema.Array(Schema.Tuple([Schema.Number, Schema.Number]))
+})
+type Coverage = typeof CoverageRow.Type
+const decodeCoverage = Schema.decodeUnknownEffect(Schema.Array(CoverageRow))
 
 const subjectKindOf = (s: HistorySubject): SubjectKind => (s.kind === "monitor" ? "monitor" : s.component === "" ? "source" : "component")
 
-/** The one status checks saw over hours that had no change: the most significant one, by the history's order. */
-const constantStatus = (kind: SubjectKind, hours: ReadonlyArray<readonly [number, number, number, number, number, number]>): string | null => {
-  let checks = 0, down = 0, degraded = 0, maintenance = 0, errors = 0
-  for (const h of hours) {
-    checks += h[1]
-    down += h[2]
-    degraded += h[3]
-    maintenance += h[4]
-    errors += h[5]
-  }
-  const read = kind === "monitor" ? checks : checks - errors
-  if (down > 0) return kind === "component" ? "critical" : "down"
-  if (degraded > 0) return "degraded"
-  if (maintenance > 0) return "maintenance"
+/** The status of a subject that did not change over the range, from its checks' counts (null: none was read). */
+const constantStatus = (kind: SubjectKind, c: Coverage | undefined): string | null => {
+  if (c === undefined) return null
+  const read = kind === "source" ? c.checks - c.errors : c.checks
+  if (c.down > 0) return kind === "component" ? "critical" : "down"
+  if (c.degraded > 0) return "degraded"
+  if (c.maintenance > 0) return "maintenance"
   return read > 0 ? (kind === "monitor" ? "up" : "operational") : null
 }
 
 /**
- * Checks of an hour whose answer was read: a source check whose page could not
- * be fetched or read writes status `unknown` with its error and no change
- * (poller/SourceCheck.ts), so a source's `error_checks` are unread; a
- * monitor's failed check is a `down` it saw.
+ * The range's clock hours in which no check was read (merged into stretches), the current hour left out: from the
+ * range's first hour to the first read one, between the ends of each jump, and after the last read one.
  */
-const readChecks = (kind: SubjectKind, h: readonly [number, number, number, number, number, number]) => (kind === "source" ? h[1] - h[5] : h[1])
-
-/** The range's hours that have no check, as gaps (the current hour is never a gap: its checks are still coming). */
-const gapsOf = (covered: ReadonlySet<number>, range: Range, now: number): Array<Range> => {
-  const gaps: Array<Range> = []
-  const current = Math.floor(now / hourMs) * hourMs
-  for (let h = Math.floor(range.from / hourMs) * hourMs; h < range.to; h += hourMs) {
-    if (covered.has(h) || h >= current) continue
-    const last = gaps.at(-1)
-    if (last !== undefined && last.to === h) gaps[gaps.length - 1] = { from: last.from, to: h + hourMs }
-    else gaps.push({ from: h, to: h + hourMs })
-  }
-  return gaps
+const gapsOf = (c: Coverage | undefined, range: Range, now: number): Array<Range> => {
+  const start = Math.floor(range.from / hourMs) * hourMs
+  // Hours `h` with h < range.to and h < the current hour: up to (not including) this one.
+  const end = Math.ceil(Math.min(range.to, Math.floor(now / hourMs) * hourMs) / hourMs) * hourMs
+  const missing: Array<Range> = c === undefined || c.first === null || c.last === null
+    ? [{ from: start, to: end }]
+    : [
+      { from: start, to: c.first * 1000 },
+      ...c.jumps.map(([a, b]) => ({ from: a * 1000 + hourMs, to: b * 1000 })),
+      { from: c.last * 1000 + hourMs, to: end }
+    ]
+  return missing.flatMap((m) => {
+    const from = Math.max(m.from, start)
+    const to = Math.min(m.to, end)
+    return to > from ? [{ from, to }] : []
+  })
 }
 
-/** Response times of one hour or day: checks, mean and max, and the t-digest's percentiles (ms). */
 export interface ResponseTimePoint {
   readonly at: number
   readonly checks: number
@@ -168,7 +174,7 @@ export class Analytics extends Context.Service<Analytics, {
       if (subjects.length === 0) return []
       const now = yield* Clock.currentTimeMillis
       const range = { from: asked.from, to: Math.max(asked.from, Math.min(asked.to, now)) }
-      const [last, changes, hours] = yield* Effect.all([
+      const [last, changes, coverage] = yield* Effect.all([
         querySubjects(
           ch,
           `SELECT toString(subject_kind) AS kind, subject_id, component_id, argMax(status, changed_at) AS status
@@ -194,10 +200,17 @@ export class Analytics extends Context.Service<Analytics, {
         ),
         querySubjects(
           ch,
-          `SELECT kind, subject_id, component_id, groupArray([t, checks, down, degraded, maintenance, errors]) AS hours FROM (
+          `SELECT kind, subject_id, component_id, sum(checks) AS checks, sum(down) AS down, sum(degraded) AS degraded,
+             sum(maintenance) AS maintenance, sum(errors) AS errors,
+             arraySort(groupArrayIf(t, read > 0)) AS covered,
+             if(empty(covered), NULL, covered[1]) AS first, if(empty(covered), NULL, covered[-1]) AS last,
+             arrayFilter((x) -> x.2 - x.1 > 3600, arrayZip(arrayPopBack(covered), arrayPopFront(covered))) AS jumps
+           FROM (
              SELECT toString(subject_kind) AS kind, subject_id, component_id, toUInt64(toUnixTimestamp(hour)) AS t,
                sum(checks) AS checks, sum(down_checks) AS down, sum(degraded_checks) AS degraded,
-               sum(maintenance_checks) AS maintenance, sum(error_checks) AS errors
+               sum(maintenance_checks) AS maintenance, sum(error_checks) AS errors,
+               -- a source's own row counts the checks whose page was read; a component's or a monitor's, every check
+               if(kind = 'source' AND component_id = '', checks - errors, checks) AS read
              FROM check_rollup_hourly
              WHERE ${subjectsWhere} AND hour >= toStartOfHour(toDateTime(toUInt32({from:Float64} / 1000), 'UTC'))
                AND hour < toDateTime(toUInt32(ceil({to:Float64} / 1000)), 'UTC')
@@ -206,19 +219,19 @@ export class Analytics extends Context.Service<Analytics, {
            GROUP BY kind, subject_id, component_id`,
           subjects,
           range,
-          decodeHours
+          decodeCoverage
         )
       ], { concurrency: 3 })
 
       const lastBy = new Map(last.map((r) => [subjectKey(r.kind, r.subject_id, r.component_id), r.status]))
       const changesBy = new Map(changes.map((r) => [subjectKey(r.kind, r.subject_id, r.component_id), r.changes]))
-      const hoursBy = new Map(hours.map((r) => [subjectKey(r.kind, r.subject_id, r.component_id), r.hours]))
+      const coverageBy = new Map(coverage.map((r) => [subjectKey(r.kind, r.subject_id, r.component_id), r]))
 
       return subjects.map((subject): SubjectAnalytics => {
         const key = subjectKey(subject.kind, subject.id, subject.component)
         const kind = subjectKindOf(subject)
         const mine = changesBy.get(key) ?? []
-        const seen = hoursBy.get(key) ?? []
+        const seen = coverageBy.get(key)
         const firstBefore = mine[0]?.[2]
         const initial = lastBy.get(key)
           ?? (firstBefore !== undefined && levelOf(kind, firstBefore) !== "unknown" ? firstBefore : undefined)
@@ -228,7 +241,7 @@ export class Analytics extends Context.Service<Analytics, {
           initial,
           mine.map(([at, status]): Change => ({ at, status })),
           range,
-          gapsOf(new Set(seen.filter((h) => readChecks(kind, h) > 0).map((h) => h[0] * 1000)), range, now)
+          gapsOf(seen, range, now)
         )
         const durations = durationsOf(periods)
         const outages = outagesOf(periods, range, initial, kind)

@@ -136,6 +136,8 @@ describe("statusgrid bench analytics", () => {
       assert.strictEqual(first.generation.status_transitions_rows, first.generation.transitions_expected)
       assert.strictEqual(first.uptime_all_sources.subjects, 30)
       assert.strictEqual(first.uptime_all_sources.with_uptime, 30)
+      assert.strictEqual(first.analytics_all_sources.subjects, 30)
+      assert.strictEqual(first.analytics_all_sources.with_uptime, 30)
       assert.strictEqual(first.source_page.reads, 5)
       assert.strictEqual(first.stack_report.components, 150)
       assert.isAbove(first.bytes_per_check_row, 0)
