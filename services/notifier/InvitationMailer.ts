@@ -1,5 +1,6 @@
 import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import { claimDue } from "../platform/ClaimDue.ts"
 import { InvitationMail } from "../domain/InvitationMail.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { type Mailer, makeMailer } from "./channels/email.ts"
@@ -31,17 +32,15 @@ export const sendDueInvitationMails = Effect.fn("InvitationMailer.sendDueInvitat
   const sql = yield* SqlClient
   const box = yield* SecretBox
   const config = yield* Effect.orDie(OutboxConfig)
-  const due = yield* sql`
-      WITH due AS (
-        SELECT invitation_id FROM invitation_mails
-        WHERE status IN ('pending', 'sending') AND next_attempt_at <= now()
-        ORDER BY next_attempt_at LIMIT 20
-        FOR UPDATE SKIP LOCKED
-      )
-      UPDATE invitation_mails m SET status = 'sending', attempts = m.attempts + 1,
-        next_attempt_at = now() + ${`${config.leaseMs} milliseconds`}::interval
-      FROM due WHERE m.invitation_id = due.invitation_id
-      RETURNING m.invitation_id, m.sealed, m.attempts`.pipe(Effect.flatMap(dueMailRows))
+  const due = yield* claimDue(sql, {
+    table: "invitation_mails",
+    alias: "m",
+    key: "invitation_id",
+    limit: 20,
+    leaseMs: config.leaseMs,
+    orderBy: "next_attempt_at",
+    returning: sql`m.invitation_id, m.sealed, m.attempts`
+  }).pipe(Effect.flatMap(dueMailRows))
   for (const row of due) {
     const opened = yield* Effect.result(box.open(row.sealed))
     const result = opened._tag === "Failure"

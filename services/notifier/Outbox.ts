@@ -1,5 +1,6 @@
 import { Clock, Config, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import { claimDue } from "../platform/ClaimDue.ts"
 import { ChannelType, NotificationPayload } from "../domain/Channel.ts"
 import { JsonColumn, recordOf, rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
@@ -171,24 +172,21 @@ export class Outbox extends Context.Service<Outbox, {
         sql.withTransaction(Effect.andThen(sql`SET LOCAL synchronous_commit = off`, statement))
 
       const claim = Effect.gen(function*() {
-        const rows = yield* sql`
-          WITH due AS (
-            SELECT id FROM deliveries d
-            WHERE status IN ('pending', 'sending') AND next_attempt_at <= now()
-              -- First in, first out per channel and subject: not past an earlier one that waits for a retry or is being sent.
-              AND NOT EXISTS (
-                SELECT 1 FROM deliveries e
-                WHERE e.channel_id = d.channel_id AND e.order_key = d.order_key AND e.status IN ('pending', 'sending')
-                  AND e.seq < d.seq AND e.next_attempt_at > now())
-            ORDER BY seq LIMIT ${config.batch}
-            FOR UPDATE SKIP LOCKED
-          )
-          UPDATE deliveries AS d
-          SET status = 'sending', attempts = d.attempts + 1,
-              next_attempt_at = now() + ${`${config.leaseMs} milliseconds`}::interval
-          FROM due, channels c, organizations o
-          WHERE d.id = due.id AND c.id = d.channel_id AND o.id = d.organization_id
-          RETURNING d.id, d.seq, d.channel_id, d.order_key, o.slug, d.event_type, d.idempotency_key, d.attempts,
+        const rows = yield* claimDue(sql, {
+          table: "deliveries",
+          alias: "d",
+          key: "id",
+          limit: config.batch,
+          leaseMs: config.leaseMs,
+          orderBy: "seq",
+          // First in, first out per channel and subject: not past an earlier one that waits for a retry or is being sent.
+          alsoDue: sql`AND NOT EXISTS (
+            SELECT 1 FROM deliveries e
+            WHERE e.channel_id = d.channel_id AND e.order_key = d.order_key AND e.status IN ('pending', 'sending')
+              AND e.seq < d.seq AND e.next_attempt_at > now())`,
+          join: sql`, channels c, organizations o`,
+          joinOn: sql`AND c.id = d.channel_id AND o.id = d.organization_id`,
+          returning: sql`d.id, d.seq, d.channel_id, d.order_key, o.slug, d.event_type, d.idempotency_key, d.attempts,
             COALESCE(d.payload, (SELECT a.payload FROM alerts a WHERE a.id = d.alert_id)) AS payload,
             COALESCE(d.message, (SELECT a.message FROM alerts a WHERE a.id = d.alert_id)) AS message,
             CASE WHEN c.type = 'slack' AND d.order_key <> '' THEN (
@@ -196,7 +194,8 @@ export class Outbox extends Context.Service<Outbox, {
               FROM deliveries e
               WHERE e.channel_id = d.channel_id AND e.order_key = d.order_key AND e.seq < d.seq AND e.thread_ref IS NOT NULL
               ORDER BY e.seq DESC LIMIT 1) END AS previous,
-            c.type, c.name, c.enabled, c.settings, c.secrets`.pipe(relaxed, Effect.orDie, Effect.flatMap(decodeClaimed))
+            c.type, c.name, c.enabled, c.settings, c.secrets`
+        }).pipe(relaxed, Effect.orDie, Effect.flatMap(decodeClaimed))
         const ordered = rows.toSorted((a, b) => Number(a.seq) - Number(b.seq))
         const now = yield* Clock.currentTimeMillis
         return yield* Effect.forEach(ordered, (row) =>

@@ -1,5 +1,6 @@
 import { Clock, Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import { claimDue } from "../platform/ClaimDue.ts"
 import { ReportContent, ReportFrequency } from "../domain/Report.ts"
 import { reportsFeature } from "../domain/api/Reports.ts"
 import { duePeriods } from "../domain/ReportPeriods.ts"
@@ -88,23 +89,22 @@ export const sendDueReports = Effect.fn("ReportWorker.sendDueReports")(function*
   const sql = yield* SqlClient
   const contents = yield* ReportContents
   const config = yield* Effect.orDie(OutboxConfig)
-  const due = yield* sql`
-    WITH due AS (
-      SELECT id FROM reports
-      WHERE status IN ('pending', 'sending') AND next_attempt_at <= now()
-      ORDER BY next_attempt_at LIMIT 5
-      FOR UPDATE SKIP LOCKED
-    )
-    UPDATE reports r SET status = 'sending', attempts = r.attempts + 1,
-      next_attempt_at = now() + ${`${config.leaseMs} milliseconds`}::interval
-    FROM due, report_schedules s, organizations o
-    WHERE r.id = due.id AND s.id = r.schedule_id AND o.id = r.organization_id
-    RETURNING r.id, r.attempts, r.content, o.slug,
+  const due = yield* claimDue(sql, {
+    table: "reports",
+    alias: "r",
+    key: "id",
+    limit: 5,
+    leaseMs: config.leaseMs,
+    orderBy: "next_attempt_at",
+    join: sql`, report_schedules s, organizations o`,
+    joinOn: sql`AND s.id = r.schedule_id AND o.id = r.organization_id`,
+    returning: sql`r.id, r.attempts, r.content, o.slug,
       (extract(epoch FROM r.period_start) * 1000)::float8 AS from_ms,
       (extract(epoch FROM r.period_end) * 1000)::float8 AS to_ms,
       json_build_object('id', s.id, 'organization_id', s.organization_id, 'name', s.name, 'frequency', s.frequency,
         'time_zone', s.time_zone, 'stack_ids', s.stack_ids, 'recipients', s.recipients,
-        'sla_target', s.sla_target::float8, 'created_by', s.created_by) AS schedule`.pipe(Effect.flatMap(dueRows))
+        'sla_target', s.sla_target::float8, 'created_by', s.created_by) AS schedule`
+  }).pipe(Effect.flatMap(dueRows))
   for (const row of due) {
     const schedule: ScheduleFacts = row.schedule
     const content = row.content ?? (yield* contents.generate(schedule, { from: row.from_ms, to: row.to_ms }).pipe(
