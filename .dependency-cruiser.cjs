@@ -2,10 +2,10 @@
  * The layer order of services/ (decision 0010, README "Architecture"), enforced by `npm run lint`:
  *
  *   domain → platform → adapters, monitors → catalog → simulator
- *          → poller, notifier, orgs, history → identity → reports → api → demo → cli
+ *          → poller, notifier, orgs, history, crowd → identity → reports → api → demo → cli
  *
  * A folder imports only from folders to its left and from itself; folders on one
- * level (adapters/monitors; poller/notifier/orgs) do not import each other.
+ * level (adapters/monitors; poller/notifier/orgs/history/crowd) do not import each other.
  * Test files next to the code (`*.test.ts`), bench/ and test/ may import anything.
  * portal/ (React Router) may import services levels up to api, never demo or cli (decision 0011).
  * Type-only imports count. A new folder under services/ must be given a level here.
@@ -16,7 +16,7 @@ const levels = [
   ["adapters", "monitors"],
   ["catalog"],
   ["simulator"],
-  ["poller", "notifier", "orgs", "history"],
+  ["poller", "notifier", "orgs", "history", "crowd"],
   ["identity"],
   ["reports"],
   ["api"],

@@ -7,6 +7,7 @@ import { ApiErrors, type ErrorBody, InternalError, InvalidParameter, PayloadTooL
 import { maxFilterKeys, maxLimit, maxSearchLength } from "../domain/api/Sources.ts"
 import { CategoryId } from "../domain/Source.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
+import { CrowdHttp } from "./Crowd/http.ts"
 import { CustomSourcesHttp } from "./CustomSources/http.ts"
 import { AlertsHttp } from "./Alerts/http.ts"
 import { LiveRoutes } from "./LiveStream.ts"
@@ -132,6 +133,7 @@ export const routerConfig = { maxParamLength: 1024 } as const
 /** The handlers of every group; each group resolves its middleware (`ApiErrors`) when it is built. */
 const groups = Layer.mergeAll(
   SourcesHttp,
+  CrowdHttp,
   OrganizationHttp,
   MembersHttp,
   StacksHttp,

@@ -181,7 +181,8 @@ const schemaSuite = (name: string, stores: Layer.Layer<SqlClient, unknown>) =>
         const { source, component, stack } = yield* fixture("cascade-source")
         yield* sql`INSERT INTO incidents (source_id, external_id, title, status, started_at, updated_at)
           VALUES (${source}, 'inc-1', 'Down', 'investigating', now(), now())`
-        yield* sql`INSERT INTO crowd_reports (source_id, component_id, reporter_hash) VALUES (${source}, ${component}, 'r1')`
+        yield* sql`INSERT INTO crowd_reports (source_id, component_id, reporter_hash, network_hash, symptom, window_start)
+          VALUES (${source}, ${component}, 'r1', 'n1', 'down', date_trunc('hour', now()))`
         yield* sql`DELETE FROM sources WHERE id = ${source}`
         assert.strictEqual(yield* count("components", `id = '${component}'`), 0)
         assert.strictEqual(yield* count("incidents", `source_id = '${source}'`), 0)

@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AlertLinksGroup, AlertsGroup } from "./Alerts.ts"
 import { ApiErrors } from "./Errors.ts"
+import { CrowdGroup } from "./Crowd.ts"
 import { CustomSourcesGroup } from "./CustomSources.ts"
 import { MaintenanceGroup } from "./Maintenance.ts"
 import { MembersGroup } from "./Members.ts"
@@ -36,6 +37,7 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
  */
 export class Api extends HttpApi.make("statusgrid")
   .add(SourcesGroup)
+  .add(CrowdGroup)
   .add(OrganizationGroup)
   .add(MembersGroup)
   .add(StacksGroup)

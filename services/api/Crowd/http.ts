@@ -1,0 +1,65 @@
+import { Effect, Layer } from "effect"
+import { type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { CrowdReports } from "../../crowd/CrowdReports.ts"
+import { Api } from "../../domain/api/Api.ts"
+import type { ErrorBody, RateLimited } from "../../domain/api/Errors.ts"
+import { sessionTokenFrom } from "../../identity/SessionCookie.ts"
+import { Sessions } from "../../identity/Sessions.ts"
+import { SecretBox } from "../../platform/SecretBox.ts"
+
+/**
+ * The reporter's address: the socket's peer. statusgrid has no trusted-proxy setting, so
+ * X-Forwarded-For is not read (anyone could write one); behind a proxy every report comes from the
+ * proxy's address until one exists (services/crowd/README.md).
+ */
+const peerAddress = (request: HttpServerRequest.HttpServerRequest): string => {
+  const address = request.remoteAddress
+  const value = typeof address === "string" ? address : address._tag === "Some" ? address.value : undefined
+  return value ?? "unknown"
+}
+
+/** 429 with Retry-After and the API's error body, as the API key limiter answers (services/api/OrgAuth.ts). */
+const tooMany = (error: RateLimited) =>
+  HttpServerResponse.jsonUnsafe(
+    { code: error.code, message: error.message, retry_after_s: error.retry_after_s } satisfies ErrorBody & { retry_after_s: number },
+    { status: 429, headers: { "retry-after": String(error.retry_after_s) } }
+  )
+
+/** Handlers of the `crowd` group: reports and the score of catalog sources (public; a portal session makes the person the reporter). */
+export const CrowdHttpNoDeps = HttpApiBuilder.group(
+  Api,
+  "crowd",
+  Effect.fn(function*(handlers) {
+    const crowd = yield* CrowdReports
+    const sessions = yield* Sessions
+
+    /** The signed-in person of the request's session cookie, if any; an ended session reports anonymously. */
+    const userOf = (request: HttpServerRequest.HttpServerRequest) => {
+      const token = sessionTokenFrom(request.headers["cookie"])
+      return token === undefined
+        ? Effect.succeed(undefined)
+        : sessions.resolve(token).pipe(Effect.map((s) => s.user_id), Effect.orElseSucceed(() => undefined))
+    }
+
+    return handlers.handleAll({
+      report: ({ params, payload, request }) =>
+        Effect.gen(function*() {
+          return yield* crowd.report({
+            sourceKey: params.key,
+            symptom: payload.symptom,
+            componentId: payload.component_id,
+            region: payload.region,
+            address: peerAddress(request),
+            userId: yield* userOf(request)
+          })
+        }).pipe(Effect.catchTag("RateLimited", (e) => Effect.succeed(tooMany(e)))),
+      score: ({ params }) => crowd.score(params.key)
+    })
+  })
+)
+
+/** Handlers of the `crowd` group over PostgreSQL and the bus (needs a `SqlClient` and `Bus`). */
+export const CrowdHttp = CrowdHttpNoDeps.pipe(
+  Layer.provide(Layer.mergeAll(CrowdReports.layer.pipe(Layer.provide(SecretBox.layer)), Sessions.layer))
+)

@@ -1,0 +1,298 @@
+import { Clock, Config, Context, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import {
+  type CrowdComponentScore,
+  type CrowdRegionScore,
+  type CrowdReportAccepted,
+  type CrowdSourceScore,
+  crowdSymptoms
+} from "../domain/api/Crowd.ts"
+import { InvalidParameter, NotFound, RateLimited } from "../domain/api/Errors.ts"
+import { crowdDefaults, crowdReason, crowdScore, hourOfWeekOf, usualByHourOfWeek } from "../domain/CrowdScore.ts"
+import { SourceKey } from "../domain/Source.ts"
+import { Bus } from "../platform/Bus.ts"
+import { RedisKeys } from "../platform/RedisKeys.ts"
+import { rowsOf } from "../platform/Rows.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
+import { canonicalAddress, networkOf } from "./Network.ts"
+
+const notFound = (key: string) => new NotFound({ field: "key", message: `no source with key ${JSON.stringify(key.slice(0, 200))}` })
+
+/** Highest confidence first, then most reporters. */
+const byConfidence = <A extends { readonly confidence: number; readonly reporters: number }>(a: A, b: A) =>
+  b.confidence - a.confidence || b.reporters - a.reporters
+
+/** A report as the API or the portal hands it over; `address` and `userId` are hashed, never stored. */
+export interface ReportInput {
+  readonly sourceKey: string
+  readonly symptom: string
+  readonly componentId?: string | undefined
+  readonly region?: string | undefined
+  /** The client's address (the socket's peer). */
+  readonly address: string
+  /** The signed-in person, when there is one: then they are the reporter, wherever they report from. */
+  readonly userId?: string | undefined
+}
+
+/** What the corroboration of a score is asked about: a source, or one of its components or regions, at one moment. */
+export interface CorroborationScope {
+  readonly sourceId: string
+  readonly componentId?: string | undefined
+  readonly region?: string | undefined
+  readonly at: number
+}
+
+/**
+ * Organizations whose website monitors of the source's provider are failing at `at`: they
+ * corroborate reports (decision 0014, step 4). A later slice (monitors matched to providers) fills
+ * it; until then `CrowdCorroboration.none` says 0 everywhere.
+ */
+export class CrowdCorroboration extends Context.Service<CrowdCorroboration, {
+  failingMonitorOrganizations(scope: CorroborationScope): Effect.Effect<number>
+}>()("statusgrid/crowd/CrowdCorroboration") {
+  static readonly none = Layer.succeed(CrowdCorroboration, CrowdCorroboration.of({
+    failingMonitorOrganizations: () => Effect.succeed(0)
+  }))
+}
+
+/**
+ * Users' reports of problems with catalog sources, and the crowd's score (services/crowd/README.md):
+ * a reporter is an HMAC of the signed-in person (`user:<id>`) or of the address (`ip:<address>`),
+ * its network an HMAC of the address's /24 or /48, under keys derived from `SECRETS_KEY`; one
+ * report per reporter, source and 10-minute window; `CROWD_REPORTS_PER_MINUTE` reports per address
+ * per minute, counted on the bus. Time is the fiber's `Clock`.
+ */
+export class CrowdReports extends Context.Service<CrowdReports, {
+  /** Records a report; `counted` is false for a reporter already counted in this window. */
+  report(input: ReportInput): Effect.Effect<CrowdReportAccepted, NotFound | InvalidParameter | RateLimited>
+  /** The score of a source at `at` (default now), with its components' and regions' reported in the window. */
+  score(sourceKey: string, at?: number): Effect.Effect<CrowdSourceScore, NotFound>
+}>()("statusgrid/crowd/CrowdReports") {
+  static readonly layerNoDeps = Layer.effect(CrowdReports, Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const bus = yield* Bus
+    const box = yield* SecretBox
+    const corroboration = yield* CrowdCorroboration
+    const perMinute = yield* Config.Int("CROWD_REPORTS_PER_MINUTE").pipe(Config.withDefault(10), Effect.orDie)
+    const p = crowdDefaults
+    const weekMs = 7 * 24 * 3_600_000
+
+    // Each hash has its own key (SecretBox derives one per purpose from the secrets key).
+    const reporterHash = (userId: string | undefined, address: string) =>
+      box.sign("crowd reporter", userId === undefined ? `ip:${address}` : `user:${userId}`)
+    const networkHash = (address: string) => box.sign("crowd network", networkOf(address))
+    const rateSubject = (address: string) => box.sign("crowd rate", address)
+
+    const decodeSource = rowsOf("sources", Schema.Struct({ id: Schema.String, key: Schema.String }))
+    const decodeKnown = rowsOf("components", Schema.Struct({ known: Schema.Boolean }))
+    const decodeWindow = rowsOf("crowd_reports", Schema.Struct({
+      reporter_hash: Schema.String,
+      network_hash: Schema.String,
+      component_id: Schema.NullOr(Schema.String),
+      region: Schema.NullOr(Schema.String)
+    }))
+    const decodeHours = rowsOf("crowd_reports", Schema.Struct({
+      hour_ms: Schema.Number,
+      component_id: Schema.NullOr(Schema.String),
+      region: Schema.NullOr(Schema.String),
+      scope: Schema.Literals(["source", "component", "region"]),
+      reporters: Schema.Number
+    }))
+    const decodeNames = rowsOf("components", Schema.Struct({ id: Schema.String, name: Schema.String }))
+    const decodeInserted = rowsOf("crowd_reports", Schema.Struct({ id: Schema.String }))
+
+    const isSourceKey = Schema.is(SourceKey)
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu
+
+    /**
+     * The sources reports are taken for: the catalog sources the public API shows (the rule is
+     * `visible` in services/api/Sources.ts, repeated here as this level cannot import the API's).
+     */
+    const findSource = (key: string) =>
+      !isSourceKey(key) ? Effect.fail(notFound(key)) : sql`
+        SELECT id, key FROM sources s
+        WHERE s.key = ${key} AND s.organization_id IS NULL AND s.kind = 'catalog' AND s.enabled`.pipe(
+          Effect.flatMap(decodeSource),
+          Effect.orDie,
+          Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(notFound(key)) : Effect.succeed(rows[0]))
+        )
+
+    /** This process's counts of the current minute, used while the bus does not answer (as the API's rate limiter does). */
+    let local = new Map<string, number>()
+    let localMinute = 0
+    const countLocally = (subject: string, minute: number) => {
+      if (minute !== localMinute) {
+        local = new Map()
+        localMinute = minute
+      }
+      const next = (local.get(subject) ?? 0) + 1
+      local.set(subject, next)
+      return next
+    }
+
+    /**
+     * Counts one report of `address` in this minute; over the limit: `RateLimited`. While the bus does not
+     * answer (250 ms), each process counts on its own with the same limit: never unlimited.
+     */
+    const limit = Effect.fnUntraced(function*(address: string, now: number) {
+      const minute = Math.floor(now / 60_000)
+      const subject = rateSubject(address)
+      const count = yield* bus.incr(RedisKeys.crowdRate(subject, minute), 61_000).pipe(
+        Effect.timeout(250),
+        Effect.tapError((error) => Effect.logWarning("crowd reports: bus unavailable, counting reports in this process", error)),
+        Effect.orElseSucceed(() => countLocally(subject, minute))
+      )
+      if (count > perMinute) {
+        const retryAfterS = Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000))
+        return yield* new RateLimited({
+          message: `too many reports from this address; at most ${perMinute} a minute, retry after ${retryAfterS} s`,
+          retry_after_s: retryAfterS
+        })
+      }
+    })
+
+    type Reporters = Map<string, string>
+    /** The figures of one scope from its reporters (reporter → network) and usual. */
+    const figures = (reporters: Reporters, usual: number, failing: number) => {
+      const byNetwork = new Map<string, number>()
+      for (const network of reporters.values()) byNetwork.set(network, (byNetwork.get(network) ?? 0) + 1)
+      const score = crowdScore({ networks: [...byNetwork.values()], usual, failingMonitorOrganizations: failing }, p)
+      return {
+        confidence: score.confidence,
+        reporters: score.reporters,
+        networks: score.networks,
+        counted: score.counted,
+        expected: score.expected,
+        corroborating: score.corroborating,
+        reason: crowdReason(score, p)
+      }
+    }
+
+    const scoreOf = Effect.fnUntraced(function*(source: { readonly id: string; readonly key: string }, now: number) {
+      // The window's reports, oldest first: a reporter's network is the one it reported from last.
+      const rows = yield* sql`
+        SELECT reporter_hash, network_hash, component_id, region FROM crowd_reports
+        WHERE source_id = ${source.id} AND created_at > ${new Date(now - p.windowMs)} AND created_at <= ${new Date(now)}
+        ORDER BY created_at`.pipe(Effect.flatMap(decodeWindow))
+      const all: Reporters = new Map()
+      const byComponent = new Map<string, Reporters>()
+      const byRegion = new Map<string, Reporters>()
+      const add = (scopes: Map<string, Reporters>, scope: string, reporter: string, network: string) => {
+        const reporters = scopes.get(scope) ?? new Map<string, string>()
+        reporters.set(reporter, network)
+        scopes.set(scope, reporters)
+      }
+      for (const row of rows) {
+        all.set(row.reporter_hash, row.network_hash)
+        if (row.component_id !== null) add(byComponent, row.component_id, row.reporter_hash, row.network_hash)
+        if (row.region !== null) add(byRegion, row.region, row.reporter_hash, row.network_hash)
+      }
+
+      // The usual: distinct reporters of each clock hour at this hour of the week, 1 to `baselineWeeks` weeks ago.
+      const hourOfWeek = hourOfWeekOf(now)
+      const hourStart = Math.floor(now / 3_600_000) * 3_600_000
+      const ranges = Array.from({ length: p.baselineWeeks }, (_, i) => {
+        const from = hourStart - (i + 1) * weekMs
+        return sql`(created_at >= ${new Date(from)} AND created_at < ${new Date(from + 3_600_000)})`
+      })
+      const hours = yield* sql`
+        SELECT hour_ms, component_id, region,
+          CASE WHEN GROUPING(component_id) = 0 THEN 'component' WHEN GROUPING(region) = 0 THEN 'region' ELSE 'source' END AS scope,
+          count(DISTINCT reporter_hash)::float8 AS reporters
+        FROM (
+          SELECT floor(extract(epoch FROM created_at) / 3600)::float8 * 3600000 AS hour_ms, component_id, region, reporter_hash
+          FROM crowd_reports WHERE source_id = ${source.id} AND ${sql.or(ranges)}
+        ) r
+        GROUP BY GROUPING SETS ((hour_ms), (hour_ms, component_id), (hour_ms, region))`.pipe(Effect.flatMap(decodeHours))
+      const usualOf = (keep: (row: typeof hours[number]) => boolean) =>
+        usualByHourOfWeek(
+          hours.filter(keep).map((h) => ({ hourOfWeek: hourOfWeekOf(h.hour_ms), reporters: h.reporters })),
+          p.baselineWeeks,
+          p
+        )[hourOfWeek]!
+
+      const failing = (scope: Omit<CorroborationScope, "sourceId" | "at">) =>
+        corroboration.failingMonitorOrganizations({ sourceId: source.id, at: now, ...scope })
+
+      const componentIds = [...byComponent.keys()]
+      const names = componentIds.length === 0 ? [] : yield* sql`
+        SELECT id, name FROM components WHERE id IN ${sql.in(componentIds)}`.pipe(Effect.flatMap(decodeNames))
+      const nameOf = new Map(names.map((c) => [c.id, c.name]))
+
+      const components: Array<CrowdComponentScore> = []
+      for (const [id, reporters] of byComponent) {
+        const usual = usualOf((h) => h.scope === "component" && h.component_id === id)
+        components.push({ id, name: nameOf.get(id) ?? "", ...figures(reporters, usual, yield* failing({ componentId: id })) })
+      }
+      const regions: Array<CrowdRegionScore> = []
+      for (const [region, reporters] of byRegion) {
+        const usual = usualOf((h) => h.scope === "region" && h.region === region)
+        regions.push({ region, ...figures(reporters, usual, yield* failing({ region })) })
+      }
+      return {
+        key: source.key,
+        at: new Date(now).toISOString(),
+        window_minutes: p.windowMs / 60_000,
+        ...figures(all, usualOf((h) => h.scope === "source"), yield* failing({})),
+        components: components.toSorted(byConfidence),
+        regions: regions.toSorted(byConfidence)
+      } satisfies CrowdSourceScore
+    })
+
+    const report = Effect.fn("CrowdReports.report")(function*(input: ReportInput) {
+      const now = yield* Clock.currentTimeMillis
+      if (!(crowdSymptoms as ReadonlyArray<string>).includes(input.symptom)) {
+        return yield* new InvalidParameter({ field: "symptom", message: `symptom must be one of ${crowdSymptoms.join(", ")}` })
+      }
+      const address = canonicalAddress(input.address)
+      yield* limit(address, now)
+      const source = yield* findSource(input.sourceKey)
+      if (input.componentId !== undefined) {
+        const [known] = !uuid.test(input.componentId) ? [{ known: false }] : yield* sql`
+          SELECT EXISTS (SELECT 1 FROM components WHERE id = ${input.componentId} AND source_id = ${source.id}) AS known`.pipe(
+            Effect.flatMap(decodeKnown),
+            Effect.orDie
+          )
+        if (known?.known !== true) {
+          return yield* new InvalidParameter({
+            field: "component_id",
+            message: `component_id must be a component of ${source.key}, as /sources/${source.key}/components lists them`
+          })
+        }
+      }
+      if (input.region !== undefined) {
+        const region = input.region
+        const [known] = yield* sql`
+          SELECT EXISTS (
+            SELECT 1 FROM sources s WHERE s.id = ${source.id}
+              AND (${region} = ANY (s.regions) OR s.region_statuses @> jsonb_build_array(jsonb_build_object('region', ${region}::text)))
+          ) OR EXISTS (SELECT 1 FROM components WHERE source_id = ${source.id} AND region = ${region}) AS known`.pipe(
+            Effect.flatMap(decodeKnown),
+            Effect.orDie
+          )
+        if (known?.known !== true) {
+          return yield* new InvalidParameter({ field: "region", message: `region must be one of the regions ${source.key} reports` })
+        }
+      }
+      const windowStart = Math.floor(now / p.windowMs) * p.windowMs
+      const inserted = yield* sql`
+        INSERT INTO crowd_reports (source_id, component_id, reporter_hash, network_hash, symptom, region, window_start, created_at)
+        VALUES (${source.id}, ${input.componentId ?? null}, ${reporterHash(input.userId, address)}, ${networkHash(address)},
+          ${input.symptom}, ${input.region ?? null}, ${new Date(windowStart)}, ${new Date(now)})
+        ON CONFLICT (source_id, reporter_hash, window_start) DO NOTHING
+        RETURNING id`.pipe(Effect.flatMap(decodeInserted), Effect.orDie)
+      return { counted: inserted.length > 0, score: yield* scoreOf(source, now).pipe(Effect.orDie) }
+    })
+
+    const score = Effect.fn("CrowdReports.score")(function*(sourceKey: string, at?: number) {
+      const now = at ?? (yield* Clock.currentTimeMillis)
+      const source = yield* findSource(sourceKey)
+      return yield* scoreOf(source, now).pipe(Effect.orDie)
+    })
+
+    return CrowdReports.of({ report, score })
+  }))
+
+  /** Over PostgreSQL, the bus and the secrets key, without corroboration yet. */
+  static readonly layer = CrowdReports.layerNoDeps.pipe(Layer.provide(CrowdCorroboration.none))
+}
