@@ -5,6 +5,7 @@ import { STATUS_CODES } from "node:http"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { Analytics } from "../history/Analytics.ts"
+import { crowdReportsLayer, peerAddress, peerHeader } from "./Crowd/http.ts"
 import { StatusHistory } from "../history/StatusHistory.ts"
 import { Oidc } from "../identity/Oidc.ts"
 import { Sessions } from "../identity/Sessions.ts"
@@ -134,13 +135,17 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
     }))
   }
 
-  const page = Effect.suspend(() => {
+  const page = Effect.gen(function*() {
     const handler = portal()
-    return handler === undefined
-      ? Effect.succeed(notBuilt(dir))
-      : HttpEffect.fromWebHandler((request) =>
-        handler.then((p) => p.handle(request, runtime)).then((response) => compressResponse(request, withStatusText(response)))
-      )
+    if (handler === undefined) return notBuilt(dir)
+    // The socket's peer for the pages (crowd reports count reporters by it), replacing any header of that name sent.
+    const peer = peerAddress(yield* HttpServerRequest.HttpServerRequest)
+    return yield* HttpEffect.fromWebHandler((received) => {
+      const headers = new Headers(received.headers)
+      headers.set(peerHeader, peer)
+      const request = new Request(received, { headers })
+      return handler.then((p) => p.handle(request, runtime)).then((response) => compressResponse(request, withStatusText(response)))
+    })
   })
   yield* router.add("GET", "/*", page)
   yield* router.add("POST", "/*", page)
@@ -157,7 +162,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
  * its own copies (test/browser/shared-services.test.ts catches that).
  */
 export const PortalRoutesLive = PortalRoutes.pipe(
-  Layer.provide(Layer.mergeAll(ApiKeys.layer, Organizations.layer, Users.layer, Sessions.layer, Sources.layer, SourceHistories.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer, Analytics.layer, StackAnalyticsReader.layer, ReportSchedules.layer)),
+  Layer.provide(Layer.mergeAll(ApiKeys.layer, Organizations.layer, Users.layer, Sessions.layer, Sources.layer, SourceHistories.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer, Analytics.layer, StackAnalyticsReader.layer, ReportSchedules.layer, crowdReportsLayer)),
   Layer.provide(Layer.mergeAll(Alerts.layer, Members.layer, Oidc.layer, WebPushPublicKey.layer)),
   Layer.provide(TvLinks.layer.pipe(Layer.provideMerge(Stacks.layer), Layer.provide(LiveTargets.layer))),
   Layer.provide(Layer.mergeAll(Organizations.layer, SecretBox.layer)),

@@ -1,4 +1,5 @@
 import type { Effect, Exit } from "effect"
+import type { CrowdReports } from "../crowd/CrowdReports.ts"
 import type { Analytics } from "../history/Analytics.ts"
 import type { StatusHistory } from "../history/StatusHistory.ts"
 import type { WebPushPublicKey } from "../notifier/WebPushPublicKey.ts"
@@ -33,6 +34,7 @@ export type PortalServices =
   | Analytics
   | ApiKeys
   | Channels
+  | CrowdReports
   | CustomSources
   | MaintenanceCalendar
   | MaintenanceWindows

@@ -256,6 +256,42 @@ describe("catalog in Chromium", () => {
     assert.strictEqual(missing.status, 404)
   })
 
+  it("takes a problem report from a signed-out visitor and from a signed-in Member, each reporter once, and shows the crowd's score and why", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    await page.goto(`${server.url}/sources/acme-cloud`)
+    const panel = page.locator("section[aria-labelledby=crowd-title]")
+    assert.include(await panel.locator(".crowd-score").innerText(), "No reports in the last 10 min.")
+    // Signed out: the address the server saw is the reporter.
+    await panel.getByLabel("What is wrong?").selectOption("slow")
+    await panel.getByLabel("Which part (optional)").selectOption({ label: "Compute › Virtual machines" })
+    await panel.getByRole("button", { name: "Report a problem" }).click()
+    await panel.getByRole("status").filter({ hasText: "your report is counted" }).waitFor()
+    assert.include(await panel.locator(".crowd-score").innerText(), "1 reporter in 10 min")
+    // The same visitor again inside the window: counted once.
+    await panel.getByRole("button", { name: "Report a problem" }).click()
+    await panel.getByRole("status").filter({ hasText: "already counted" }).waitFor()
+    assert.include(await panel.locator(".crowd-score").innerText(), "1 reporter in 10 min")
+    await page.close()
+
+    // Signed in, the person is the reporter (from the same address): a second one.
+    const member = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    await signIn(member, people.member, "/sources/acme-cloud")
+    const mine = member.locator("section[aria-labelledby=crowd-title]")
+    await mine.getByRole("button", { name: "Report a problem" }).click()
+    await mine.getByRole("status").filter({ hasText: "your report is counted" }).waitFor()
+    const score = await mine.locator(".crowd-score").innerText()
+    assert.include(score, "2 reporters in 10 min")
+    // The page and the API say the same.
+    const api = await (await fetch(`${server.url}/api/v1/sources/acme-cloud/crowd`)).json() as { confidence: number; reporters: number; reason: string }
+    assert.strictEqual(api.reporters, 2)
+    assert.include(score, `${api.confidence} %`)
+    assert.include(score, api.reason)
+    await expectAccessible(member)
+    await mine.scrollIntoViewIfNeeded()
+    await screenshot(member, "catalog-source-crowd-report")
+    await member.close()
+  })
+
   it("lets a Member add two components to a new stack, and shows a Viewer no form", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     await signIn(page, people.member, "/sources/acme-cloud")

@@ -11,13 +11,20 @@ import { SecretBox } from "../../platform/SecretBox.ts"
 /**
  * The reporter's address: the socket's peer. statusgrid has no trusted-proxy setting, so
  * X-Forwarded-For is not read (anyone could write one); behind a proxy every report comes from the
- * proxy's address until one exists (services/crowd/README.md).
+ * proxy's address until one exists (services/crowd/README.md). The portal's pages get the same
+ * address in `peerHeader` (services/api/Portal.ts).
  */
-const peerAddress = (request: HttpServerRequest.HttpServerRequest): string => {
+export const peerAddress = (request: HttpServerRequest.HttpServerRequest): string => {
   const address = request.remoteAddress
   const value = typeof address === "string" ? address : address._tag === "Some" ? address.value : undefined
   return value ?? "unknown"
 }
+
+/** The header the server sets on every request it hands the portal: the socket's peer, replacing any the client sent. */
+export const peerHeader = "x-statusgrid-peer"
+
+/** The crowd reports service over the server's secrets key: one value, given to the API's handlers and to the portal. */
+export const crowdReportsLayer = CrowdReports.layer.pipe(Layer.provide(SecretBox.layer))
 
 /** 429 with Retry-After and the API's error body, as the API key limiter answers (services/api/OrgAuth.ts). */
 const tooMany = (error: RateLimited) =>
@@ -61,5 +68,5 @@ export const CrowdHttpNoDeps = HttpApiBuilder.group(
 
 /** Handlers of the `crowd` group over PostgreSQL and the bus (needs a `SqlClient` and `Bus`). */
 export const CrowdHttp = CrowdHttpNoDeps.pipe(
-  Layer.provide(Layer.mergeAll(CrowdReports.layer.pipe(Layer.provide(SecretBox.layer)), Sessions.layer))
+  Layer.provide(Layer.mergeAll(crowdReportsLayer, Sessions.layer))
 )

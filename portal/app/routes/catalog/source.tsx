@@ -1,4 +1,6 @@
+import { peerHeader } from "#services/api/Crowd/http.ts"
 import { SourceHistories } from "#services/api/SourceHistory.ts"
+import { CrowdReports } from "#services/crowd/CrowdReports.ts"
 import { Sources } from "#services/api/Sources.ts"
 import { StackCreate, StackItemAdd } from "#services/domain/api/Stacks.ts"
 import { HistoryWindow, type StatusStrip } from "#services/domain/History.ts"
@@ -13,12 +15,14 @@ import { Await, data, Link, useSearchParams } from "react-router"
 import type { Route } from "./+types/source.ts"
 import { AddToStack, type AddResult } from "../../components/catalog/AddToStack.tsx"
 import { ComponentTree, pickableGroups } from "../../components/catalog/ComponentTree.tsx"
+import { CrowdReport, type ReportResult, type ShownCrowd } from "../../components/catalog/CrowdReport.tsx"
 import { HistoryStrip, percentText, type ShownStrip } from "../../components/catalog/HistoryStrip.tsx"
 import { RelativeTime } from "../../components/RelativeTime.tsx"
 import { StatusBadge } from "../../components/StatusBadge.tsx"
 import { runEffect } from "../../lib/effect.server.ts"
 import { decodeForm, type FieldErrors, fieldError } from "../../lib/forms.server.ts"
 import { optionalUser, requireCsrf } from "../../lib/session.server.ts"
+import { sessionTokenFrom } from "#services/identity/SessionCookie.ts"
 import catalogCss from "../../components/catalog/catalog.css?url"
 
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: catalogCss }]
@@ -63,10 +67,15 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
       sources.incidents(key, { limit: shownEvents }).pipe(Effect.catchTag("InvalidParameter", Effect.die)),
       sources.maintenances(key, { limit: shownEvents }).pipe(Effect.catchTag("InvalidParameter", Effect.die))
     ], { concurrency: "unbounded" })
-    return { source, components, incidents: incidents.data, maintenances: maintenances.data, now: yield* Clock.currentTimeMillis }
+    // The crowd's score beside the official status; without it the page says reports are unavailable.
+    const crowd = yield* CrowdReports.use((c) => c.score(key)).pipe(
+      Effect.map((c): ShownCrowd => ({ confidence: c.confidence, reporters: c.reporters, reason: c.reason, window_minutes: c.window_minutes })),
+      Effect.orElseSucceed(() => null)
+    )
+    return { source, components, incidents: incidents.data, maintenances: maintenances.data, crowd, now: yield* Clock.currentTimeMillis }
   }).pipe(Effect.result))
   if (Result.isFailure(read)) throw notFound(key)
-  const { source, components, incidents, maintenances, now } = read.success
+  const { source, components, incidents, maintenances, crowd, now } = read.success
 
   const strip = isWindow(window) ? window : "24h"
   // Not awaited: React Router streams it into <Await>; a failure shows "history unavailable", quietly.
@@ -127,6 +136,7 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
         scheduled_until: m.scheduled_until === null ? null : iso(m.scheduled_until),
         components: m.components.map((c) => c.name)
       })),
+    crowd,
     window: strip,
     history,
     add: viewer === null
@@ -160,8 +170,38 @@ const AddFields = Schema.Struct({
  * through the Stacks service the API's `POST /stacks` and `POST /stacks/{id}/items` use: the same
  * permission (Admin, Member), plan limits, audit log and errors.
  */
-export async function action({ request, context, params }: Route.ActionArgs): Promise<AddResult | ReturnType<typeof data<AddResult>>> {
+/**
+ * A crowd report from the page, by the same service as `POST /api/v1/sources/{key}/reports`: signed in
+ * (the session's CSRF token checked), the person is the reporter, else the address the server saw
+ * (`peerHeader`, set by services/api/Portal.ts). React Router refuses another site's POST.
+ */
+const report = async (context: Route.ActionArgs["context"], request: Request, key: string, form: FormData) => {
+  const signedIn = sessionTokenFrom(request.headers.get("cookie")) === undefined ? null : await requireCsrf(context, request, form)
+  const text = (name: string) => {
+    const value = form.get(name)
+    return typeof value === "string" && value !== "" ? value : undefined
+  }
+  const outcome = await runEffect(context, request, CrowdReports.use((c) =>
+    c.report({
+      sourceKey: key,
+      symptom: text("symptom") ?? "",
+      componentId: text("component_id"),
+      address: request.headers.get(peerHeader) ?? "unknown",
+      userId: signedIn?.user.id
+    })
+  ).pipe(Effect.result))
+  if (Result.isSuccess(outcome)) {
+    const c = outcome.success.score
+    return { report: true, ok: true, counted: outcome.success.counted, crowd: { confidence: c.confidence, reporters: c.reporters, reason: c.reason, window_minutes: c.window_minutes } } satisfies ReportResult
+  }
+  const error = outcome.failure
+  const status = error._tag === "RateLimited" ? 429 : error._tag === "NotFound" ? 404 : 400
+  return data<ReportResult>({ report: true, ok: false, error: error.message }, { status })
+}
+
+export async function action({ request, context, params }: Route.ActionArgs): Promise<AddResult | ReturnType<typeof data<AddResult>> | ReportResult | ReturnType<typeof data<ReportResult>>> {
   const form = await request.formData()
+  if (form.get("intent") === "report") return report(context, request, params.key, form)
   const viewer = await requireCsrf(context, request, form)
   const text = (name: string) => {
     const value = form.get(name)
@@ -236,7 +276,9 @@ const dateTime = (iso: string) => new Date(iso).toISOString().slice(0, 16).repla
 const interval = (seconds: number) => seconds < 60 ? `${seconds} s` : `${seconds / 60} min`
 
 export default function SourcePage({ loaderData, actionData }: Route.ComponentProps) {
-  const { source, components, incidents, maintenances, window, history, add } = loaderData
+  const { source, components, incidents, maintenances, window, history, add, crowd } = loaderData
+  const reported = actionData !== undefined && "report" in actionData ? actionData : undefined
+  const added = actionData !== undefined && !("report" in actionData) ? actionData : undefined
   const [params] = useSearchParams()
   const windowHref = (w: string) => {
     const next = new URLSearchParams(params)
@@ -302,9 +344,14 @@ export default function SourcePage({ loaderData, actionData }: Route.ComponentPr
         </div>
 
         <div>
+          <section className="panel" aria-labelledby="crowd-title">
+            <h2 id="crowd-title">Users report problems?</h2>
+            <CrowdReport crowd={crowd} components={pickableGroups(components).flatMap((g) => g.items.map((c) => ({ id: c.id, name: g.group === "" ? c.name : `${g.group} › ${c.name}` })))} result={reported} />
+          </section>
+
           <section className="panel" aria-labelledby="add-title">
             <h2 id="add-title">Add to a stack</h2>
-            <AddToStack add={add} source={{ key: source.key, name: source.name }} result={actionData} />
+            <AddToStack add={add} source={{ key: source.key, name: source.name }} result={added} />
           </section>
 
           <section className="panel" aria-labelledby="about-title">
