@@ -6,7 +6,7 @@ import { InvalidParameter } from "../domain/api/Errors.ts"
 import { defaultLimit, type ListQuery } from "../domain/api/Sources.ts"
 import type { Component, Incident, IncidentList, ProviderMaintenance, ProviderMaintenanceList, Source } from "../domain/api/Sources.ts"
 import { MaintenanceStatus } from "../domain/Snapshot.ts"
-import { SourceRow } from "../platform/SourceRow.ts"
+import { publicSourceCondition, SourceRow } from "../platform/SourceRow.ts"
 import { type CategoryId, SourceKey } from "../domain/Source.ts"
 import { ComponentStatus, IncidentImpact, IncidentStatus, type SourceStatus } from "../domain/Status.ts"
 import { decodeCursor, encodeCursor, type PageRequest } from "../orgs/Paging.ts"
@@ -85,7 +85,7 @@ export class Sources extends Context.Service<Sources, {
     const decodeComponents = Schema.decodeUnknownEffect(Schema.Array(ComponentRow))
 
     // The one place that decides which sources this API shows.
-    const visible = sql`s.organization_id IS NULL AND s.kind = 'catalog' AND s.enabled`
+    const visible = sql.literal(publicSourceCondition)
 
     const select = (where: ReadonlyArray<Fragment>, limit: number) =>
       sql`

@@ -14,6 +14,7 @@ import { Bus } from "../platform/Bus.ts"
 import { RedisKeys } from "../platform/RedisKeys.ts"
 import { rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
+import { publicSourceCondition } from "../platform/SourceRow.ts"
 import { canonicalAddress, networkOf } from "./Network.ts"
 
 const notFound = (key: string) => new NotFound({ field: "key", message: `no source with key ${JSON.stringify(key.slice(0, 200))}` })
@@ -104,14 +105,11 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     const isSourceKey = Schema.is(SourceKey)
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu
 
-    /**
-     * The sources reports are taken for: the catalog sources the public API shows (the rule is
-     * `visible` in services/api/Sources.ts, repeated here as this level cannot import the API's).
-     */
+    /** The sources reports are taken for: the catalog sources the public API shows (`publicSourceCondition`). */
     const findSource = (key: string) =>
       !isSourceKey(key) ? Effect.fail(notFound(key)) : sql`
         SELECT id, key FROM sources s
-        WHERE s.key = ${key} AND s.organization_id IS NULL AND s.kind = 'catalog' AND s.enabled`.pipe(
+        WHERE s.key = ${key} AND ${sql.literal(publicSourceCondition)}`.pipe(
           Effect.flatMap(decodeSource),
           Effect.orDie,
           Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(notFound(key)) : Effect.succeed(rows[0]))

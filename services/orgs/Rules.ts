@@ -5,6 +5,7 @@ import { Rule, type RuleCreate, type RuleUpdate } from "../domain/api/Notificati
 import type { Principal } from "../domain/Principal.ts"
 import { type RuleInput, validateRule } from "../domain/Rule.ts"
 import { rowsOf, TextArrayColumn } from "../platform/Rows.ts"
+import { publicSourceCondition } from "../platform/SourceRow.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { canonicalJson } from "./Channels.ts"
@@ -159,7 +160,7 @@ export class Rules extends Context.Service<Rules, {
           yield* missing("component_ids", "component", rule.component_ids, yield* sql`
             SELECT c.id FROM components c JOIN sources s ON s.id = c.source_id
             WHERE c.id = ANY(${rule.component_ids}::uuid[])
-              AND (s.organization_id = ${org}::uuid OR (s.organization_id IS NULL AND s.kind = 'catalog' AND s.enabled))
+              AND (s.organization_id = ${org}::uuid OR (${sql.literal(publicSourceCondition)}))
             FOR SHARE OF c`.pipe(Effect.flatMap(componentsIdRows)))
           yield* missing("monitor_ids", "monitor", rule.monitor_ids, yield* sql`
             SELECT id FROM monitors WHERE organization_id = ${org}::uuid AND id = ANY(${rule.monitor_ids}::uuid[]) FOR SHARE`.pipe(Effect.flatMap(monitorsIdRows)))

@@ -33,3 +33,10 @@ export const SourceRow = Schema.Struct({
   categories: TextArrayColumn(CategoryId)
 })
 export type SourceRow = typeof SourceRow.Type
+
+/**
+ * The one rule of which sources the public catalog shows, over the `sources` row aliased `s`: catalog
+ * sources (not an organization's own), enabled. The public API (api/Sources.ts) lists and reads only
+ * these, and crowd reports (crowd/CrowdReports.ts) are taken only for these.
+ */
+export const publicSourceCondition = "s.organization_id IS NULL AND s.kind = 'catalog' AND s.enabled"
