@@ -67,10 +67,11 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
       sources.incidents(key, { limit: shownEvents }).pipe(Effect.catchTag("InvalidParameter", Effect.die)),
       sources.maintenances(key, { limit: shownEvents }).pipe(Effect.catchTag("InvalidParameter", Effect.die))
     ], { concurrency: "unbounded" })
-    // The crowd's score beside the official status; without it the page says reports are unavailable.
+    // The crowd's score beside the official status. Whatever keeps it from being read (a failure, or a defect
+    // such as a lost database connection), the page still shows the source and says reports are unavailable.
     const crowd = yield* CrowdReports.use((c) => c.score(key)).pipe(
       Effect.map((c): ShownCrowd => ({ confidence: c.confidence, reporters: c.reporters, reason: c.reason, window_minutes: c.window_minutes })),
-      Effect.orElseSucceed(() => null)
+      Effect.catchCause((cause) => Effect.as(Effect.logWarning("source page: crowd score unavailable", cause), null))
     )
     return { source, components, incidents: incidents.data, maintenances: maintenances.data, crowd, now: yield* Clock.currentTimeMillis }
   }).pipe(Effect.result))
