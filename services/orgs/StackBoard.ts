@@ -15,6 +15,8 @@ export interface BoardComponent {
   readonly name: string
   readonly status: ComponentStatus
   readonly last_changed_at: string | null
+  /** In a source added whole: this component is also an item of its own (`boardItems` counts it once more). */
+  readonly picked?: true
 }
 
 /**
@@ -167,6 +169,18 @@ const itemOf = (row: ItemRow): BoardItem | undefined =>
     : undefined
 
 /**
+ * The components a source added whole lists (its first `wholeSourceComponents`), with those also added
+ * on their own marked `picked` (any beyond the listed appended): each of those is an item too.
+ */
+const wholeWithPicked = (listed: ReadonlyArray<BoardComponent>, picked: ReadonlyArray<BoardComponent>): Array<BoardComponent> => {
+  if (picked.length === 0) return [...listed]
+  const ids = new Set(picked.map((c) => c.id))
+  const marked = listed.map((c) => (ids.has(c.id) ? { ...c, picked: true as const } : c))
+  const beyond = picked.filter((p) => !listed.some((c) => c.id === p.id)).map((c) => ({ ...c, picked: true as const }))
+  return [...marked, ...beyond]
+}
+
+/**
  * The live view of an organization's stacks for the portal's dashboard, stack
  * page and TV mode: each stack's items with their current status (PostgreSQL's
  * components, sources and monitors, which the poller and the monitor agents
@@ -283,7 +297,7 @@ export class StackBoard extends Context.Service<StackBoard, {
               items: boardItems,
               sources: [...sources].map(([id, { source, components }]) => ({
                 ...source,
-                components: source.whole ? (componentsOf.get(id) ?? []) : components
+                components: source.whole ? wholeWithPicked(componentsOf.get(id) ?? [], components) : components
               })),
               monitors
             }

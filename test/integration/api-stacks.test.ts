@@ -1,7 +1,11 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import { boardHealth, boardItems } from "../../services/domain/BoardItem.ts"
 import type { Role } from "../../services/domain/Organization.ts"
+import type { Principal } from "../../services/domain/Principal.ts"
+import { StackBoard } from "../../services/orgs/StackBoard.ts"
+import { toLiveBoard } from "../../portal/app/live/board.ts"
 import { apiServer, assertUnauthorized, auditOf, type AuditRow, call, expectForRole, newTenant, type Tenant } from "../support/api.ts"
 import { catalogSource as catalogRecord } from "../support/orgRecords.ts"
 
@@ -318,6 +322,40 @@ describe("stacks API", () => {
         yield* sql`UPDATE monitors SET state = 'paused' WHERE id = ${monitorId}::uuid`
         const paused = yield* health()
         assert.deepStrictEqual([paused.status, paused.counts.unknown, paused.counts.outage], ["major_outage", 1, 2])
+      }))
+
+    it.effect("health: the portal's board (server and page) counts each item as the API does, a component also picked from a source added whole included", () =>
+      Effect.gen(function*() {
+        const tenant = yield* newTenant("pro")
+        const sql = yield* SqlClient
+        const whole = yield* catalogSource(3)
+        const picked = yield* catalogSource(2)
+        const monitorId = yield* monitor(tenant.id)
+        const stack = yield* createStack(tenant)
+        yield* addItem(tenant, stack.id, { kind: "source", source_key: whole.key })
+        yield* addItem(tenant, stack.id, { kind: "component", component_id: whole.components[1]! })
+        yield* addItem(tenant, stack.id, { kind: "component", component_id: picked.components[0]! })
+        yield* addItem(tenant, stack.id, { kind: "monitor", monitor_id: monitorId })
+        yield* sql`UPDATE components SET status = 'critical' WHERE id = ${whole.components[1]!}::uuid`
+        yield* sql`UPDATE sources SET status = 'operational' WHERE id = ${whole.id}::uuid`
+        const api = (yield* call("GET", `/stacks/${stack.id}`, { key: tenant.keys.viewer })).body.health
+        const principal: Principal = {
+          organization_id: tenant.id, organization_slug: tenant.slug, plan: "pro", role: "viewer",
+          actor: { kind: "api_key", id: "test" }, ip: null
+        }
+        const board = yield* StackBoard.use((b) => b.stack(principal, stack.slug)).pipe(Effect.provide(StackBoard.layer))
+        const served = board.stacks[0]!
+        // The whole source, the component picked from it (critical), the other source's component, the monitor.
+        assert.deepStrictEqual(api.counts, { operational: 3, degraded: 0, outage: 1, maintenance: 0, unknown: 0 })
+        assert.deepStrictEqual(served.health, api)
+        // The page's copy: no item list and no component ids, the items derived from the sources with the same banner.
+        const page = toLiveBoard(board).stacks[0]!
+        assert.notProperty(page, "items")
+        assert.isTrue(page.sources.every((s) => s.components.every((c) => !("id" in c))))
+        assert.deepStrictEqual(boardHealth(boardItems(page)), api)
+        assert.sameDeepMembers(boardItems(page), [...served.items])
+        const wholeOnPage = page.sources.find((s) => s.key === whole.key)!
+        assert.deepStrictEqual(wholeOnPage.components.map((c) => [c.external_id, c.picked ?? false]), [["c0", false], ["c1", true], ["c2", false]])
       }))
 
     it.effect("tenant isolation: another organization's stacks, items, custom sources and monitors are 404; lists show only one's own", () =>

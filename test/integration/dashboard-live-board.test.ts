@@ -1,40 +1,38 @@
 import { assert, describe, it } from "vitest"
-import { boardHealth } from "../../services/domain/BoardItem.ts"
-import type { Board, BoardStack } from "../../services/orgs/StackBoard.ts"
-import { applyDelta, parseDelta } from "../../portal/app/live/board.ts"
+import { boardHealth, boardItems } from "../../services/domain/BoardItem.ts"
+import { applyDelta, type LiveBoard, type LiveSource, type LiveStack, parseDelta } from "../../portal/app/live/board.ts"
 
-/** The pure part of the portal's live module: deltas applied to a board, banners by the domain rule. */
-const stack = (slug: string, items: BoardStack["items"]): BoardStack => ({
+/** The pure part of the portal's live module: deltas applied to a page's board, banners by the domain rule. */
+const acme: LiveSource = {
+  key: "acme",
+  name: "Acme",
+  status: "operational",
+  status_page_url: null,
+  last_checked_at: null,
+  last_changed_at: null,
+  whole: false,
+  components: [
+    { external_id: "api", name: "API", status: "operational", last_changed_at: null },
+    { external_id: "web", name: "Web", status: "operational", last_changed_at: null }
+  ]
+}
+
+const stack = (slug: string, sources: ReadonlyArray<LiveSource>, monitors: LiveStack["monitors"]): LiveStack => ({
   id: slug,
   slug,
   name: slug,
   description: "",
-  health: boardHealth(items),
-  items,
-  sources: [{
-    key: "acme",
-    name: "Acme",
-    status: "operational",
-    status_page_url: null,
-    last_checked_at: null,
-    last_changed_at: null,
-    whole: false,
-    components: [
-      { id: "c1", external_id: "api", name: "API", status: "operational", last_changed_at: null },
-      { id: "c2", external_id: "web", name: "Web", status: "operational", last_changed_at: null }
-    ]
-  }],
-  monitors: [{ id: "m1", name: "Site", url: "https://example.com", state: "up", last_checked_at: null, last_changed_at: null }]
+  health: boardHealth(boardItems({ sources, monitors })),
+  sources,
+  monitors
 })
 
-const board: Board = {
+const site = { id: "m1", name: "Site", url: "https://example.com", state: "up", last_checked_at: null, last_changed_at: null } as const
+
+const board: LiveBoard = {
   stacks: [
-    stack("shop", [
-      { kind: "component", source_key: "acme", external_id: "api", status: "operational" },
-      { kind: "component", source_key: "acme", external_id: "web", status: "operational" },
-      { kind: "monitor", id: "m1", status: "up" }
-    ]),
-    { ...stack("other", [{ kind: "source", key: "elsewhere", status: "operational" }]), sources: [], monitors: [] }
+    stack("shop", [acme], [site]),
+    stack("other", [{ ...acme, key: "elsewhere", whole: true, components: [] }], [])
   ],
   incidents: [],
   maintenances: []
@@ -45,7 +43,7 @@ describe("live board", () => {
     const delta = parseDelta(JSON.stringify({ kind: "source", key: "acme", status: "degraded", previous_status: "operational", components: [{ id: "api", status: "critical" }], at: "2026-11-23T10:00:00.000Z" }))!
     const next = applyDelta(board, delta)
     const shop = next.stacks[0]!
-    assert.deepStrictEqual(shop.items.map((i) => i.status), ["critical", "operational", "up"])
+    assert.deepStrictEqual(boardItems(shop).map((i) => i.status), ["critical", "operational", "up"])
     assert.strictEqual(shop.health.status, "partial_outage")
     assert.deepStrictEqual(shop.health.counts, { operational: 2, degraded: 0, outage: 1, maintenance: 0, unknown: 0 })
     assert.strictEqual(shop.sources[0]!.status, "degraded")
@@ -63,5 +61,16 @@ describe("live board", () => {
     assert.strictEqual(applyDelta(board, parseDelta(JSON.stringify({ kind: "source", key: "acme", status: "weird", components: [{ id: "api", status: "exploded" }], at: "x" }))!), board)
     assert.isUndefined(parseDelta("not json"))
     assert.isUndefined(parseDelta(JSON.stringify({ kind: "source" })))
+  })
+
+  it("a source added whole is one item, and a component also picked from it one more: a delta moves both", () => {
+    const both = stack("both", [{ ...acme, whole: true, components: acme.components.map((c) => (c.external_id === "web" ? { ...c, picked: true as const } : c)) }], [])
+    const page: LiveBoard = { stacks: [both], incidents: [], maintenances: [] }
+    assert.deepStrictEqual(boardItems(both).map((i) => i.kind), ["source", "component"])
+    const next = applyDelta(page, parseDelta(JSON.stringify({ kind: "source", key: "acme", status: "degraded", components: [{ id: "web", status: "critical" }, { id: "api", status: "critical" }], at: "2026-11-23T10:00:00.000Z" }))!)
+    // The whole source degraded, the picked component critical; the unpicked one changes on the page but is no item.
+    assert.deepStrictEqual(next.stacks[0]!.health.counts, { operational: 0, degraded: 1, outage: 1, maintenance: 0, unknown: 0 })
+    assert.strictEqual(next.stacks[0]!.health.status, "major_outage")
+    assert.deepStrictEqual(next.stacks[0]!.sources[0]!.components.map((c) => c.status), ["critical", "critical"])
   })
 })

@@ -1,7 +1,6 @@
-import type { Board } from "#services/orgs/StackBoard.ts"
 import { useEffect, useRef, useState } from "react"
 import { useRevalidator } from "react-router"
-import { applyDelta, parseDelta } from "./board.ts"
+import { applyDelta, type LiveBoard as Board, parseDelta } from "./board.ts"
 
 /** Where the page's event stream stands. */
 export type LiveState = "connecting" | "live" | "reconnecting"

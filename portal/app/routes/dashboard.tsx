@@ -1,5 +1,4 @@
 import { StackBoard } from "#services/orgs/StackBoard.ts"
-import type { BoardSource, BoardStack } from "#services/orgs/StackBoard.ts"
 import { Effect } from "effect"
 import { Link } from "react-router"
 import type { Route } from "./+types/dashboard.ts"
@@ -8,6 +7,7 @@ import { RelativeTime } from "../components/RelativeTime.tsx"
 import { fromComponentStatus, fromMonitorState, fromSourceStatus, HealthCounts, LiveIndicator, NoScriptRefresh } from "../components/dashboard/Board.tsx"
 import { SidePanels } from "../components/dashboard/SidePanels.tsx"
 import stylesheet from "../components/dashboard/dashboard.css?url"
+import { type LiveSource, type LiveStack, toLiveBoard } from "../live/board.ts"
 import { useLiveBoard } from "../live/useLiveBoard.ts"
 import { runEffect } from "../lib/effect.server.ts"
 import { requireUser } from "../lib/session.server.ts"
@@ -25,7 +25,7 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
     const principal = yield* principalOf(viewer, organization.id)
     return yield* StackBoard.use((b) => b.organization(principal))
   }))
-  return { organization: { slug: organization.slug, name: organization.name, role: organization.role }, board }
+  return { organization: { slug: organization.slug, name: organization.name, role: organization.role }, board: toLiveBoard(board) }
 }
 
 /** How many rows a stack's card lists before "N more on the stack page". */
@@ -81,9 +81,9 @@ interface Row {
 }
 
 /** The rows of a card: picked components, whole sources (with their components not operational), monitors; worst first. */
-const rowsOf = (stack: BoardStack): Array<Row> => {
+const rowsOf = (stack: LiveStack): Array<Row> => {
   const rows: Array<Row> = []
-  const sourceRows = (source: BoardSource) => {
+  const sourceRows = (source: LiveSource) => {
     if (source.whole) {
       const troubled = source.components.filter((c) => c.status !== "operational").length
       rows.push({
@@ -95,7 +95,7 @@ const rowsOf = (stack: BoardStack): Array<Row> => {
       })
     } else {
       for (const c of source.components) {
-        rows.push({ key: `c:${c.id}`, name: c.name, detail: source.name, status: fromComponentStatus(c.status), changed: c.last_changed_at })
+        rows.push({ key: `c:${source.key}:${c.external_id}`, name: c.name, detail: source.name, status: fromComponentStatus(c.status), changed: c.last_changed_at })
       }
     }
   }
@@ -107,7 +107,7 @@ const rowsOf = (stack: BoardStack): Array<Row> => {
   return rows.map((row, i) => ({ row, i })).toSorted((a, b) => rank[a.row.status] - rank[b.row.status] || a.i - b.i).map((x) => x.row)
 }
 
-function StackCard({ org, stack }: { readonly org: string; readonly stack: BoardStack }) {
+function StackCard({ org, stack }: { readonly org: string; readonly stack: LiveStack }) {
   const rows = rowsOf(stack)
   const shown = rows.slice(0, rowsPerCard)
   const headingId = `stack-${stack.slug}`

@@ -1,5 +1,6 @@
 import { fromComponentStatus, fromMonitorState, fromSourceStatus, type Shown } from "#services/domain/StatusWords.ts"
-import type { BoardIncident, BoardMaintenance, BoardStack } from "#services/orgs/StackBoard.ts"
+import type { BoardIncident, BoardMaintenance } from "#services/orgs/StackBoard.ts"
+import type { LiveStack } from "../../live/board.ts"
 import { useEffect, useState } from "react"
 import type { LiveState } from "../../live/useLiveBoard.ts"
 import { RelativeTime } from "../RelativeTime.tsx"
@@ -31,7 +32,7 @@ export function NoScriptRefresh() {
 }
 
 /** "3 operational · 1 degraded · 2 not checked yet" from a banner's counts. */
-export function HealthCounts({ stack }: { readonly stack: BoardStack }) {
+export function HealthCounts({ stack }: { readonly stack: LiveStack }) {
   const c = stack.health.counts
   const parts = [
     c.outage > 0 ? `${c.outage} down` : "",

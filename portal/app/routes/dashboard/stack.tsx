@@ -19,6 +19,7 @@ import {
 import stylesheet from "../../components/dashboard/dashboard.css?url"
 import { SidePanels } from "../../components/dashboard/SidePanels.tsx"
 import { HistoryStrip, type Strip, StripSkeleton } from "../../components/dashboard/HistoryStrip.tsx"
+import { toLiveBoard } from "../../live/board.ts"
 import { useLiveBoard } from "../../live/useLiveBoard.ts"
 import { runEffect } from "../../lib/effect.server.ts"
 import { requireUser } from "../../lib/session.server.ts"
@@ -63,7 +64,7 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   })
   return {
     organization: { slug: organization.slug, name: organization.name },
-    board,
+    board: toLiveBoard(board),
     window,
     history,
     stackStrip
@@ -130,7 +131,7 @@ export default function StackPage({ loaderData }: Route.ComponentProps) {
                 </p>
                 <ul className="component-rows" aria-label={`Components of ${source.name}`}>
                   {source.components.map((c) => (
-                    <li key={c.id} className="component-row" data-component={c.external_id}>
+                    <li key={c.external_id} className="component-row" data-component={c.external_id}>
                       <span className="row-name">
                         {c.name}
                         <span className="muted row-detail">
