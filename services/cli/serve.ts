@@ -1,6 +1,8 @@
 import { Layer } from "effect"
 import type { Sharding } from "effect/cluster"
+import { crowdReportsLayer } from "../api/Crowd/http.ts"
 import * as Http from "../api/Http.ts"
+import * as CrowdWorker from "../crowd/CrowdWorker.ts"
 import { Health } from "../platform/Health.ts"
 import { version } from "../platform/Version.ts"
 import * as Consumer from "../notifier/Consumer.ts"
@@ -11,7 +13,8 @@ import { Publisher } from "../platform/Publisher.ts"
 
 /**
  * What a serving process runs until stopped: the pollers on `cluster`, the notifier (events matched
- * against rules into the outbox, and the outbox's delivery worker), the scheduled reports' worker, and the HTTP server, which gets the pollers' ShardReloads so that API edits
+ * against rules into the outbox, and the outbox's delivery worker), the scheduled reports' worker, the crowd's worker
+ * (signals scored again as reports age, official onsets read from the event stream), and the HTTP server, which gets the pollers' ShardReloads so that API edits
  * reach their shard at once. One Publisher serves the pollers and the API (manual custom sources).
  */
 export const serve = <E, R>(cluster: Layer.Layer<Sharding.Sharding, E, R>) =>
@@ -22,5 +25,6 @@ export const serve = <E, R>(cluster: Layer.Layer<Sharding.Sharding, E, R>) =>
     ),
     Deliverer.serviceLayer,
     Consumer.layer,
-    ReportWorker.layer
+    ReportWorker.layer,
+    CrowdWorker.layer.pipe(Layer.provide(crowdReportsLayer))
   ).pipe(Layer.provide(Publisher.layer)))

@@ -4,17 +4,20 @@ import {
   type CrowdComponentScore,
   type CrowdRegionScore,
   type CrowdReportAccepted,
+  type CrowdRecordView,
   type CrowdSourceScore,
   crowdSymptoms
 } from "../domain/api/Crowd.ts"
 import { InvalidParameter, NotFound, RateLimited } from "../domain/api/Errors.ts"
 import { crowdDefaults, crowdReason, crowdScore, hourOfWeekOf, usualByHourOfWeek } from "../domain/CrowdScore.ts"
+import { recordSentence } from "../domain/CrowdRecord.ts"
 import { SourceKey } from "../domain/Source.ts"
 import { Bus } from "../platform/Bus.ts"
 import { RedisKeys } from "../platform/RedisKeys.ts"
 import { rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { publicSourceCondition } from "../platform/SourceRow.ts"
+import { CrowdSignals } from "./CrowdSignals.ts"
 import { canonicalAddress, networkOf } from "./Network.ts"
 
 const notFound = (key: string) => new NotFound({ field: "key", message: `no source with key ${JSON.stringify(key.slice(0, 200))}` })
@@ -66,14 +69,17 @@ export class CrowdCorroboration extends Context.Service<CrowdCorroboration, {
 export class CrowdReports extends Context.Service<CrowdReports, {
   /** Records a report; `counted` is false for a reporter already counted in this window. */
   report(input: ReportInput): Effect.Effect<CrowdReportAccepted, NotFound | InvalidParameter | RateLimited>
-  /** The score of a source at `at` (default now), with its components' and regions' reported in the window. */
+  /** The score of a source at `at` (default now), with its components' and regions' reported in the window, and its open signal. */
   score(sourceKey: string, at?: number): Effect.Effect<CrowdSourceScore, NotFound>
+  /** The source's record against its official status over 90 days at `at` (default now). */
+  record(sourceKey: string, at?: number): Effect.Effect<CrowdRecordView, NotFound>
 }>()("statusgrid/crowd/CrowdReports") {
   static readonly layerNoDeps = Layer.effect(CrowdReports, Effect.gen(function*() {
     const sql = yield* SqlClient
     const bus = yield* Bus
     const box = yield* SecretBox
     const corroboration = yield* CrowdCorroboration
+    const signals = yield* CrowdSignals
     const perMinute = yield* Config.Int("CROWD_REPORTS_PER_MINUTE").pipe(Config.withDefault(10), Effect.orDie)
     const p = crowdDefaults
     const weekMs = 7 * 24 * 3_600_000
@@ -84,7 +90,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     const networkHash = (address: string) => box.sign("crowd network", networkOf(address))
     const rateSubject = (address: string) => box.sign("crowd rate", address)
 
-    const decodeSource = rowsOf("sources", Schema.Struct({ id: Schema.String, key: Schema.String }))
+    const decodeSource = rowsOf("sources", Schema.Struct({ id: Schema.String, key: Schema.String, name: Schema.String }))
     const decodeKnown = rowsOf("components", Schema.Struct({ known: Schema.Boolean }))
     const decodeWindow = rowsOf("crowd_reports", Schema.Struct({
       reporter_hash: Schema.String,
@@ -108,7 +114,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     /** The sources reports are taken for: the catalog sources the public API shows (`publicSourceCondition`). */
     const findSource = (key: string) =>
       !isSourceKey(key) ? Effect.fail(notFound(key)) : sql`
-        SELECT id, key FROM sources s
+        SELECT id, key, name FROM sources s
         WHERE s.key = ${key} AND ${sql.literal(publicSourceCondition)}`.pipe(
           Effect.flatMap(decodeSource),
           Effect.orDie,
@@ -233,7 +239,8 @@ export class CrowdReports extends Context.Service<CrowdReports, {
         window_minutes: p.windowMs / 60_000,
         ...figures(all, usualOf((h) => h.scope === "source"), yield* failing({})),
         components: components.toSorted(byConfidence),
-        regions: regions.toSorted(byConfidence)
+        regions: regions.toSorted(byConfidence),
+        signal: yield* signals.open(source.id)
       } satisfies CrowdSourceScore
     })
 
@@ -279,7 +286,10 @@ export class CrowdReports extends Context.Service<CrowdReports, {
           ${input.symptom}, ${input.region ?? null}, ${new Date(windowStart)}, ${new Date(now)})
         ON CONFLICT (source_id, reporter_hash, window_start) DO NOTHING
         RETURNING id`.pipe(Effect.flatMap(decodeInserted), Effect.orDie)
-      return { counted: inserted.length > 0, score: yield* scoreOf(source, now).pipe(Effect.orDie) }
+      const score = yield* scoreOf(source, now).pipe(Effect.orDie)
+      // The score this report made may start the source's signal (or raise its peak): the answer shows it.
+      yield* signals.observe(source, score, now)
+      return { counted: inserted.length > 0, score: { ...score, signal: yield* signals.open(source.id) } }
     })
 
     const score = Effect.fn("CrowdReports.score")(function*(sourceKey: string, at?: number) {
@@ -288,9 +298,16 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       return yield* scoreOf(source, now).pipe(Effect.orDie)
     })
 
-    return CrowdReports.of({ report, score })
+    const record = Effect.fn("CrowdReports.record")(function*(sourceKey: string, at?: number) {
+      const now = at ?? (yield* Clock.currentTimeMillis)
+      const source = yield* findSource(sourceKey)
+      const figures = yield* signals.record(source.id, now)
+      return { key: source.key, ...figures, sentence: recordSentence(source.name, figures) } satisfies CrowdRecordView
+    })
+
+    return CrowdReports.of({ report, score, record })
   }))
 
-  /** Over PostgreSQL, the bus and the secrets key, without corroboration yet. */
-  static readonly layer = CrowdReports.layerNoDeps.pipe(Layer.provide(CrowdCorroboration.none))
+  /** Over PostgreSQL, the bus and the secrets key, with its signals, without corroboration yet. */
+  static readonly layer = CrowdReports.layerNoDeps.pipe(Layer.provideMerge(CrowdSignals.layer), Layer.provide(CrowdCorroboration.none))
 }

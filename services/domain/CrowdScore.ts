@@ -145,7 +145,7 @@ export const crowdScore = (evidence: CrowdEvidence, p: CrowdParameters = crowdDe
  * Whether a signal is on after `score`, given whether it was on: it starts at
  * `startAt` with `minReporters` counted, and holds until below `endBelow`.
  */
-export const signalOn = (wasOn: boolean, score: CrowdScore, p: CrowdParameters = crowdDefaults): boolean =>
+export const signalOn = (wasOn: boolean, score: Pick<CrowdScore, "confidence" | "counted">, p: CrowdParameters = crowdDefaults): boolean =>
   wasOn ? score.confidence >= p.endBelow : score.confidence >= p.startAt && score.counted >= p.minReporters
 
 /**

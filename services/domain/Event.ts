@@ -89,8 +89,37 @@ export const MonitorEvent = Schema.Struct({
 })
 export type MonitorEvent = typeof MonitorEvent.Type
 
-/** Everything on the event stream; the notifier tells them apart by `type` (or by `source` vs `monitor`). */
-export const StreamEvent = Schema.Union([StatusEvent, MonitorEvent])
+/** Event types of the crowd's signal (services/crowd/README.md, decision 0015). */
+export const CrowdEventType = Schema.Literals(["crowd.signal_started", "crowd.signal_ended"])
+export type CrowdEventType = typeof CrowdEventType.Type
+
+/**
+ * The crowd's signal on a source started or ended: users report problems the
+ * official status may not show. It never changes the source's status. `id`
+ * is the signal's id with the type (one event per start and per end).
+ */
+export const CrowdEvent = Schema.Struct({
+  id: Schema.String,
+  type: CrowdEventType,
+  timestamp: Schema.String,
+  source: Schema.Struct({ key: Schema.String, name: Schema.String }),
+  crowd: Schema.Struct({
+    signal_id: Schema.String,
+    /** The score now: at the start, the one that crossed the threshold; at the end, the one below it. */
+    confidence: Schema.Number,
+    /** The highest confidence while the signal was on. */
+    peak_confidence: Schema.Number,
+    reason: Schema.String,
+    started_at: Schema.String,
+    ended_at: Schema.NullOr(Schema.String),
+    /** The source's official status when the event was written. */
+    official_status: Schema.String
+  })
+})
+export type CrowdEvent = typeof CrowdEvent.Type
+
+/** Everything on the event stream; the notifier tells them apart by `type` (or by `source`, `monitor`, `crowd`). */
+export const StreamEvent = Schema.Union([StatusEvent, MonitorEvent, CrowdEvent])
 export type StreamEvent = typeof StreamEvent.Type
 
 /** A delta message on `sg:deltas`: a source's new status. */

@@ -7,6 +7,8 @@ export const RedisKeys = {
   source: (key: string) => `sg:source:${key}`,
   sourceComponents: (key: string) => `sg:source:${key}:components`,
   monitor: (id: string) => `sg:monitor:${id}`,
+  /** The crowd's open signals: a hash of source key → JSON { signal_id, started_at, confidence, reason } (services/crowd). */
+  crowdSignals: "sg:crowd:signals",
   /** Crowd reports of one address (its keyed hash) in one minute (services/crowd). */
   crowdRate: (addressHash: string, minute: number) => `sg:crowd:rate:${addressHash}:${minute}`,
   deltas: "sg:deltas",

@@ -1,14 +1,13 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { request } from "node:http"
 import { randomBytes } from "node:crypto"
 import { CrowdReports } from "../../services/crowd/CrowdReports.ts"
 import { crowdDefaults, crowdReason, crowdScore, hourOfWeekOf, usualByHourOfWeek } from "../../services/domain/CrowdScore.ts"
-import { sessionCookieName } from "../../services/identity/SessionCookie.ts"
 import { Sessions } from "../../services/identity/Sessions.ts"
 import { SecretBox } from "../../services/platform/SecretBox.ts"
-import { ApiBase, apiServer, type Reply } from "../support/api.ts"
+import { apiServer } from "../support/api.ts"
+import { awayFromBoundary, report, send } from "../support/crowd.ts"
 import { catalogSource } from "../support/orgRecords.ts"
 
 /**
@@ -17,51 +16,12 @@ import { catalogSource } from "../support/orgRecords.ts"
  * request bound to 127.0.N.1 comes from that address and from the network 127.0.N.0/24.
  */
 
-/** One request to the API under test from `from` (a loopback address), with a session cookie when given. */
-const send = (method: string, path: string, from: string, options: { body?: unknown; session?: string } = {}) =>
-  Effect.gen(function*() {
-    const base = new URL(yield* ApiBase)
-    return yield* Effect.promise(() =>
-      new Promise<Reply>((resolve, reject) => {
-        const body = options.body === undefined ? undefined : JSON.stringify(options.body)
-        const headers: Record<string, string> = {}
-        if (body !== undefined) headers["content-type"] = "application/json"
-        if (options.session !== undefined) headers["cookie"] = `${sessionCookieName}=${options.session}`
-        const req = request(
-          { host: base.hostname, port: base.port, path: `/api/v1${path}`, method, headers, localAddress: from },
-          (res) => {
-            let text = ""
-            res.setEncoding("utf8")
-            res.on("data", (chunk: string) => text += chunk)
-            res.on("end", () => {
-              const responseHeaders = new Headers()
-              for (const [name, value] of Object.entries(res.headers)) if (typeof value === "string") responseHeaders.set(name, value)
-              resolve({ status: res.statusCode ?? 0, body: text === "" ? null : JSON.parse(text), headers: responseHeaders })
-            })
-          }
-        )
-        req.on("error", reject)
-        req.end(body)
-      })
-    )
-  })
-
-const report = (key: string, from: string, body: Record<string, unknown>, session?: string) =>
-  send("POST", `/sources/${key}/reports`, from, { body, ...(session === undefined ? {} : { session }) })
-
 /** What the model says for reporters spread over networks (`networks[i]` reporters in network i), with no history. */
 const expectedScore = (networks: ReadonlyArray<number>) => {
   const usual = usualByHourOfWeek([], crowdDefaults.baselineWeeks)[hourOfWeekOf(Date.now())]!
   const score = crowdScore({ networks, usual, failingMonitorOrganizations: 0 })
   return { score, reason: crowdReason(score) }
 }
-
-/** Waits, when needed, so that the next `seconds` stay inside one period of `periodMs` (a 10-minute window, a minute). */
-const awayFromBoundary = (periodMs: number, seconds: number) =>
-  Effect.gen(function*() {
-    const left = periodMs - (Date.now() % periodMs)
-    if (left < seconds * 1000) yield* Effect.sleep(left + 500)
-  })
 
 const secretsKey = randomBytes(32).toString("base64")
 

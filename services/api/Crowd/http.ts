@@ -61,7 +61,8 @@ export const CrowdHttpNoDeps = HttpApiBuilder.group(
             userId: yield* userOf(request)
           })
         }).pipe(Effect.catchTag("RateLimited", (e) => Effect.succeed(tooMany(e)))),
-      score: ({ params }) => crowd.score(params.key)
+      score: ({ params }) => crowd.score(params.key),
+      record: ({ params }) => crowd.record(params.key)
     })
   })
 )

@@ -51,6 +51,16 @@ export const CrowdRegionScore = Schema.Struct({
 }).annotate({ identifier: "CrowdRegionScore" })
 export type CrowdRegionScore = typeof CrowdRegionScore.Type
 
+/** A source's open crowd signal (decision 0015): users report problems, whatever the official status says. */
+export const CrowdSignal = Schema.Struct({
+  id: Schema.String.annotate({ format: "uuid" }),
+  started_at: Schema.String.annotate({ format: "date-time" }),
+  start_confidence: Schema.Int.annotate({ description: "The confidence that started it (at least 70)." }),
+  peak_confidence: Schema.Int.annotate({ description: "The highest confidence since." }),
+  reason: Schema.String.annotate({ description: "The score's sentence when it started." })
+}).annotate({ identifier: "CrowdSignal" })
+export type CrowdSignal = typeof CrowdSignal.Type
+
 /** `GET /sources/{key}/crowd`: the score of a source now, and of each component and region reported in the window. */
 export const CrowdSourceScore = Schema.Struct({
   key: Schema.String,
@@ -58,7 +68,10 @@ export const CrowdSourceScore = Schema.Struct({
   window_minutes: Count.annotate({ description: "The window reporters are counted in." }),
   ...scoreFields,
   components: Schema.Array(CrowdComponentScore).annotate({ description: "Components reported in the window, highest confidence first." }),
-  regions: Schema.Array(CrowdRegionScore).annotate({ description: "Regions reported in the window, highest confidence first." })
+  regions: Schema.Array(CrowdRegionScore).annotate({ description: "Regions reported in the window, highest confidence first." }),
+  signal: Schema.NullOr(CrowdSignal).annotate({
+    description: "The source's crowd signal while one is on (from 70 % with 3 reporters counted until below 30 %), else null."
+  })
 }).annotate({ identifier: "CrowdScore" })
 export type CrowdSourceScore = typeof CrowdSourceScore.Type
 
@@ -70,6 +83,22 @@ export const CrowdReportAccepted = Schema.Struct({
   score: CrowdSourceScore
 }).annotate({ identifier: "CrowdReportAccepted" })
 export type CrowdReportAccepted = typeof CrowdReportAccepted.Type
+
+/** `GET /sources/{key}/crowd/record`: the crowd against the official status over 90 days (services/domain/CrowdRecord.ts). */
+export const CrowdRecordView = Schema.Struct({
+  key: Schema.String,
+  days: Count.annotate({ description: "The rolling period (90 days)." }),
+  signals: Count.annotate({ description: "Crowd signals that started in the period." }),
+  onsets: Count.annotate({ description: "Official onsets: the status page leaving operational or opening an incident (one per hour of trouble)." }),
+  led: Count.annotate({ description: "Onsets a crowd signal came before (at most 60 minutes before)." }),
+  led_percent: Schema.NullOr(Schema.Int).annotate({ description: "led ÷ onsets, 0-100; null without onsets." }),
+  median_lead_minutes: Schema.NullOr(Schema.Number).annotate({ description: "Median minutes from the signal to the official onset, over led onsets." }),
+  false_alarms: Count.annotate({ description: "Signals with the official status operational that no onset followed within 60 minutes." }),
+  false_alarms_per_30_days: Schema.Number,
+  pending: Count.annotate({ description: "Signals of the last 60 minutes not yet followed: neither a lead nor a false alarm yet." }),
+  sentence: Schema.String.annotate({ description: "\"statusgrid users usually see problems with X 7 minutes before its status page (…)\"" })
+}).annotate({ identifier: "CrowdRecord" })
+export type CrowdRecordView = typeof CrowdRecordView.Type
 
 const KeyParams = { key: Schema.String.annotate({ description: "The source's key." }) }
 
@@ -95,6 +124,15 @@ export class CrowdGroup extends HttpApiGroup.make("crowd")
       summary: "The crowd's confidence that a source has a problem",
       description: "Distinct reporters of the last 10 minutes (at most 2 per network) against the source's usual at this hour " +
         "of the week, as a confidence from 0 to 100 with the reason; per component and per region reported (decision 0014)."
+    })),
+    HttpApiEndpoint.get("record", "/:key/crowd/record", {
+      params: KeyParams,
+      success: CrowdRecordView,
+      error: NotFound
+    }).annotateMerge(OpenApi.annotations({
+      summary: "How early the crowd sees a source's problems",
+      description: "Over the last 90 days: official onsets, how many a crowd signal came before and by how many minutes (median), " +
+        "and false alarms (decision 0015)."
     }))
   )
   .prefix("/sources")
