@@ -4,12 +4,14 @@ import { randomBytes } from "node:crypto"
 import * as Path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { recordOnset } from "../../services/crowd/CrowdWorker.ts"
 import { Users } from "../../services/identity/Users.ts"
 import { Members } from "../../services/orgs/Members.ts"
 import { Organizations } from "../../services/orgs/Organizations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { SecretBox } from "../../services/platform/SecretBox.ts"
 import { expectAccessible, launchBrowser, screenshot, screenshotDir, startPortalServer } from "../support/browser.ts"
+import { sendFrom } from "../support/crowd.ts"
 import type { Running } from "../support/process.ts"
 import { freshDatabase } from "../support/stores.ts"
 
@@ -290,6 +292,52 @@ describe("catalog in Chromium", () => {
     await mine.scrollIntoViewIfNeeded()
     await screenshot(member, "catalog-source-crowd-report")
     await member.close()
+  })
+
+  it("marks a source whose users report problems, and says how early its users saw problems before its status page", async () => {
+    // An operational source; eight reporters from eight networks (real loopback addresses) start its signal in the server.
+    const source = await services.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient
+      const [row] = yield* sql<{ id: string }>`
+        INSERT INTO sources (key, name, kind, status, status_page_url, check_class, poll_interval_s, verified, last_checked_at, components_count)
+        VALUES ('birch-mail', 'Birch Mail', 'catalog', 'operational', 'https://status.birch-mail.example', 'standard', 60, true, now(), 1)
+        RETURNING id`
+      yield* sql`INSERT INTO components (source_id, external_id, name, status, position) VALUES (${row!.id}::uuid, 'smtp', 'SMTP', 'operational', 1)`
+      return row!.id
+    }))
+    for (let n = 1; n <= 8; n++) {
+      const r = await sendFrom(server.url, "POST", "/sources/birch-mail/reports", `127.0.${60 + n}.1`, { body: { symptom: "down" } })
+      assert.strictEqual(r.status, 202, JSON.stringify(r.body))
+    }
+    const crowd = await (await fetch(`${server.url}/api/v1/sources/birch-mail/crowd`)).json() as { signal: { id: string } | null }
+    assert.isNotNull(crowd.signal, "eight reporters from eight networks start a signal")
+    // The status page follows five minutes later (the signal moved five minutes back: the test cannot wait),
+    // recorded as the crowd's worker records an official onset.
+    await services.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient
+      yield* sql`UPDATE crowd_signals SET started_at = started_at - interval '5 minutes' WHERE id = ${crowd.signal!.id}::uuid`
+      yield* recordOnset({
+        id: `birch-${randomBytes(4).toString("hex")}`, type: "source.status_changed", timestamp: new Date().toISOString(),
+        source: { key: "birch-mail", name: "Birch Mail" }, previous_status: "operational", current_status: "down"
+      })
+      const [onset] = yield* sql<{ signal_id: string | null }>`SELECT signal_id FROM crowd_onsets WHERE source_id = ${source}::uuid`
+      assert.strictEqual(onset?.signal_id, crowd.signal!.id)
+    }))
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    await page.goto(`${server.url}/sources/birch-mail`)
+    const panel = page.locator("section[aria-labelledby=crowd-title]")
+    assert.include(await panel.locator(".crowd-signal").innerText(), "Users report problems")
+    const record = await (await fetch(`${server.url}/api/v1/sources/birch-mail/crowd/record`)).json() as { sentence: string; led: number; onsets: number }
+    assert.deepStrictEqual([record.led, record.onsets], [1, 1])
+    assert.strictEqual(record.sentence, "statusgrid users usually see problems with Birch Mail 5 minutes before its status page (1 of 1 in 90 days).")
+    assert.strictEqual(await panel.locator(".crowd-record").innerText(), record.sentence)
+    // The official status stays what the status page said when the crowd spoke.
+    assert.strictEqual(((await (await fetch(`${server.url}/api/v1/sources/birch-mail`)).json()) as { status: string }).status, "operational")
+    await expectAccessible(page)
+    await panel.scrollIntoViewIfNeeded()
+    await screenshot(page, "catalog-source-crowd-signal")
+    await page.close()
   })
 
   it("lets a Member add two components to a new stack, and shows a Viewer no form", async () => {

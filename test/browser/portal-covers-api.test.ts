@@ -53,9 +53,10 @@ const portalWays: Readonly<Record<string, PortalWay>> = {
   "GET /api/v1/sources/{key}/maintenances": { page: "/sources/{catalog}", shows: "Upcoming maintenance" },
   "GET /api/v1/sources/{key}/history": { page: "/sources/{catalog}", shows: "uptime" },
   "GET /api/v1/sources/{key}/analytics": { page: "/sources/{catalog}/analytics?days=7", shows: "Component 0 of {catalog}" },
-  // Crowd reports (public): the source page will carry the report button and the score (issue #17, a later slice).
-  "POST /api/v1/sources/{key}/reports": { page: "/sources/{catalog}" },
-  "GET /api/v1/sources/{key}/crowd": { page: "/sources/{catalog}" },
+  // Crowd reports (public): the source page's report form, the score and the record against the status page.
+  "POST /api/v1/sources/{key}/reports": { page: "/sources/{catalog}", shows: "Report a problem" },
+  "GET /api/v1/sources/{key}/crowd": { page: "/sources/{catalog}", shows: "confidence that users see a problem" },
+  "GET /api/v1/sources/{key}/crowd/record": { page: "/sources/{catalog}", shows: "in the last 90 days" },
   // The organization, its plan and usage.
   "GET /api/v1/organization": { page: "/settings/{org}/plan", shows: "Pro" },
   // Team: members, invitations, API keys, audit log.

@@ -9,33 +9,37 @@ import { ApiBase, type Reply } from "./api.ts"
  * bound to 127.0.N.1 comes from that address and from the network 127.0.N.0/24.
  */
 
-/** One request to the API under test from `from` (a loopback address), with a session cookie when given. */
+/** One request to the API at `baseUrl` from `from` (a loopback address), with a session cookie when given. */
+export const sendFrom = (baseUrl: string, method: string, path: string, from: string, options: { body?: unknown; session?: string } = {}) => {
+  const base = new URL(baseUrl)
+  return new Promise<Reply>((resolve, reject) => {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body)
+    const headers: Record<string, string> = {}
+    if (body !== undefined) headers["content-type"] = "application/json"
+    if (options.session !== undefined) headers["cookie"] = `${sessionCookieName}=${options.session}`
+    const req = request(
+      { host: base.hostname, port: base.port, path: `/api/v1${path}`, method, headers, localAddress: from },
+      (res) => {
+        let text = ""
+        res.setEncoding("utf8")
+        res.on("data", (chunk: string) => text += chunk)
+        res.on("end", () => {
+          const responseHeaders = new Headers()
+          for (const [name, value] of Object.entries(res.headers)) if (typeof value === "string") responseHeaders.set(name, value)
+          resolve({ status: res.statusCode ?? 0, body: text === "" ? null : JSON.parse(text), headers: responseHeaders })
+        })
+      }
+    )
+    req.on("error", reject)
+    req.end(body)
+  })
+}
+
+/** `sendFrom` to the API under test (`ApiBase`). */
 export const send = (method: string, path: string, from: string, options: { body?: unknown; session?: string } = {}) =>
   Effect.gen(function*() {
-    const base = new URL(yield* ApiBase)
-    return yield* Effect.promise(() =>
-      new Promise<Reply>((resolve, reject) => {
-        const body = options.body === undefined ? undefined : JSON.stringify(options.body)
-        const headers: Record<string, string> = {}
-        if (body !== undefined) headers["content-type"] = "application/json"
-        if (options.session !== undefined) headers["cookie"] = `${sessionCookieName}=${options.session}`
-        const req = request(
-          { host: base.hostname, port: base.port, path: `/api/v1${path}`, method, headers, localAddress: from },
-          (res) => {
-            let text = ""
-            res.setEncoding("utf8")
-            res.on("data", (chunk: string) => text += chunk)
-            res.on("end", () => {
-              const responseHeaders = new Headers()
-              for (const [name, value] of Object.entries(res.headers)) if (typeof value === "string") responseHeaders.set(name, value)
-              resolve({ status: res.statusCode ?? 0, body: text === "" ? null : JSON.parse(text), headers: responseHeaders })
-            })
-          }
-        )
-        req.on("error", reject)
-        req.end(body)
-      })
-    )
+    const base = yield* ApiBase
+    return yield* Effect.promise(() => sendFrom(base, method, path, from, options))
   })
 
 export const report = (key: string, from: string, body: Record<string, unknown>, session?: string) =>

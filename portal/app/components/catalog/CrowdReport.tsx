@@ -1,5 +1,7 @@
+import type { CrowdSourceScore } from "#services/domain/api/Crowd.ts"
 import { Form, useNavigation } from "react-router"
 import { CsrfField } from "../Forms.tsx"
+import { RelativeTime } from "../RelativeTime.tsx"
 
 /** The crowd's score of a source as the page shows it (GET /api/v1/sources/{key}/crowd's figures). */
 export interface ShownCrowd {
@@ -7,6 +9,24 @@ export interface ShownCrowd {
   readonly reporters: number
   readonly reason: string
   readonly window_minutes: number
+  /** The open crowd signal (decision 0015), or null. */
+  readonly signal: { readonly started_at: string; readonly peak_confidence: number } | null
+}
+
+/** What the page keeps of a score. */
+export const shownCrowdOf = (c: CrowdSourceScore): ShownCrowd => ({
+  confidence: c.confidence,
+  reporters: c.reporters,
+  reason: c.reason,
+  window_minutes: c.window_minutes,
+  signal: c.signal === null ? null : { started_at: c.signal.started_at, peak_confidence: c.signal.peak_confidence }
+})
+
+/** The source's record against its status page (GET /api/v1/sources/{key}/crowd/record): the sentence and false alarms. */
+export interface ShownRecord {
+  readonly sentence: string
+  readonly false_alarms: number
+  readonly days: number
 }
 
 /** What the source page's action answers to a report. */
@@ -27,8 +47,9 @@ export const symptomWords = [
  * the reason in words, kept apart from the official status, and the form to report a problem
  * (anonymous or signed in; a plain POST that works without JavaScript).
  */
-export function CrowdReport({ crowd, components, result }: {
+export function CrowdReport({ crowd, record, components, result }: {
   readonly crowd: ShownCrowd | null
+  readonly record: ShownRecord | null
   readonly components: ReadonlyArray<{ readonly id: string; readonly name: string }>
   readonly result: ReportResult | undefined
 }) {
@@ -45,7 +66,19 @@ export function CrowdReport({ crowd, components, result }: {
             <span className="muted"> confidence that users see a problem · {shown.reason}</span>
           </p>
         )}
+      {shown?.signal == null ? null : (
+        <p className="crowd-signal" role="status">
+          <span aria-hidden="true">⚠ </span>
+          <strong>Users report problems</strong> since <RelativeTime date={shown.signal.started_at} /> (up to {shown.signal.peak_confidence} % confidence)
+        </p>
+      )}
       <p className="muted small">A user report, not the official status: it does not change the status above.</p>
+      {record === null ? null : (
+        <p className="crowd-record">
+          {record.sentence}
+          {record.false_alarms === 0 ? null : ` ${record.false_alarms} false ${record.false_alarms === 1 ? "alarm" : "alarms"} in ${record.days} days.`}
+        </p>
+      )}
       <Form method="post" className="crowd-form" preventScrollReset>
         <CsrfField />
         <input type="hidden" name="intent" value="report" />

@@ -15,7 +15,7 @@ import { Await, data, Link, useSearchParams } from "react-router"
 import type { Route } from "./+types/source.ts"
 import { AddToStack, type AddResult } from "../../components/catalog/AddToStack.tsx"
 import { ComponentTree, pickableGroups } from "../../components/catalog/ComponentTree.tsx"
-import { CrowdReport, type ReportResult, type ShownCrowd } from "../../components/catalog/CrowdReport.tsx"
+import { CrowdReport, type ReportResult, shownCrowdOf, type ShownRecord } from "../../components/catalog/CrowdReport.tsx"
 import { HistoryStrip, percentText, type ShownStrip } from "../../components/catalog/HistoryStrip.tsx"
 import { RelativeTime } from "../../components/RelativeTime.tsx"
 import { StatusBadge } from "../../components/StatusBadge.tsx"
@@ -69,14 +69,20 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
     ], { concurrency: "unbounded" })
     // The crowd's score beside the official status. Whatever keeps it from being read (a failure, or a defect
     // such as a lost database connection), the page still shows the source and says reports are unavailable.
-    const crowd = yield* CrowdReports.use((c) => c.score(key)).pipe(
-      Effect.map((c): ShownCrowd => ({ confidence: c.confidence, reporters: c.reporters, reason: c.reason, window_minutes: c.window_minutes })),
-      Effect.catchCause((cause) => Effect.as(Effect.logWarning("source page: crowd score unavailable", cause), null))
-    )
-    return { source, components, incidents: incidents.data, maintenances: maintenances.data, crowd, now: yield* Clock.currentTimeMillis }
+    const [crowd, record] = yield* Effect.all([
+      CrowdReports.use((c) => c.score(key)).pipe(
+        Effect.map(shownCrowdOf),
+        Effect.catchCause((cause) => Effect.as(Effect.logWarning("source page: crowd score unavailable", cause), null))
+      ),
+      CrowdReports.use((c) => c.record(key)).pipe(
+        Effect.map((r): ShownRecord => ({ sentence: r.sentence, false_alarms: r.false_alarms, days: r.days })),
+        Effect.catchCause((cause) => Effect.as(Effect.logWarning("source page: crowd record unavailable", cause), null))
+      )
+    ], { concurrency: 2 })
+    return { source, components, incidents: incidents.data, maintenances: maintenances.data, crowd, record, now: yield* Clock.currentTimeMillis }
   }).pipe(Effect.result))
   if (Result.isFailure(read)) throw notFound(key)
-  const { source, components, incidents, maintenances, crowd, now } = read.success
+  const { source, components, incidents, maintenances, crowd, record, now } = read.success
 
   const strip = isWindow(window) ? window : "24h"
   // Not awaited: React Router streams it into <Await>; a failure shows "history unavailable", quietly.
@@ -138,6 +144,7 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
         components: m.components.map((c) => c.name)
       })),
     crowd,
+    record,
     window: strip,
     history,
     add: viewer === null
@@ -193,7 +200,7 @@ const report = async (context: Route.ActionArgs["context"], request: Request, ke
   ).pipe(Effect.result))
   if (Result.isSuccess(outcome)) {
     const c = outcome.success.score
-    return { report: true, ok: true, counted: outcome.success.counted, crowd: { confidence: c.confidence, reporters: c.reporters, reason: c.reason, window_minutes: c.window_minutes } } satisfies ReportResult
+    return { report: true, ok: true, counted: outcome.success.counted, crowd: shownCrowdOf(c) } satisfies ReportResult
   }
   const error = outcome.failure
   const status = error._tag === "RateLimited" ? 429 : error._tag === "NotFound" ? 404 : 400
@@ -277,7 +284,7 @@ const dateTime = (iso: string) => new Date(iso).toISOString().slice(0, 16).repla
 const interval = (seconds: number) => seconds < 60 ? `${seconds} s` : `${seconds / 60} min`
 
 export default function SourcePage({ loaderData, actionData }: Route.ComponentProps) {
-  const { source, components, incidents, maintenances, window, history, add, crowd } = loaderData
+  const { source, components, incidents, maintenances, window, history, add, crowd, record } = loaderData
   const reported = actionData !== undefined && "report" in actionData ? actionData : undefined
   const added = actionData !== undefined && !("report" in actionData) ? actionData : undefined
   const [params] = useSearchParams()
@@ -347,7 +354,7 @@ export default function SourcePage({ loaderData, actionData }: Route.ComponentPr
         <div>
           <section className="panel" aria-labelledby="crowd-title">
             <h2 id="crowd-title">Users report problems?</h2>
-            <CrowdReport crowd={crowd} components={pickableGroups(components).flatMap((g) => g.items.map((c) => ({ id: c.id, name: g.group === "" ? c.name : `${g.group} › ${c.name}` })))} result={reported} />
+            <CrowdReport crowd={crowd} record={record} components={pickableGroups(components).flatMap((g) => g.items.map((c) => ({ id: c.id, name: g.group === "" ? c.name : `${g.group} › ${c.name}` })))} result={reported} />
           </section>
 
           <section className="panel" aria-labelledby="add-title">
