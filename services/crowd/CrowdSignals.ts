@@ -61,6 +61,7 @@ const eventOf = (row: SignalRow, type: CrowdEvent["type"]): CrowdEvent => ({
     signal_id: row.id,
     confidence: type === "crowd.signal_started" ? row.start_confidence : row.end_confidence ?? row.peak_confidence,
     peak_confidence: row.peak_confidence,
+    previous_peak: null,
     reason: row.reason,
     started_at: row.started_at.toISOString(),
     ended_at: row.ended_at === null ? null : row.ended_at.toISOString(),
@@ -147,9 +148,26 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
         return
       }
       if (signalOn(true, score, crowdDefaults)) {
-        if (score.confidence > open.peak_confidence) {
-          yield* sql`UPDATE crowd_signals SET peak_confidence = greatest(peak_confidence, ${score.confidence}) WHERE id = ${open.id}`
+        if (score.confidence <= open.peak_confidence) return
+        // The process whose update raised the peak into a higher tenth announces the rise (rules with a higher minimum).
+        const [raised] = yield* sql`
+          UPDATE crowd_signals g SET peak_confidence = ${score.confidence}
+          FROM (SELECT id, peak_confidence AS before FROM crowd_signals WHERE id = ${open.id} FOR UPDATE) b
+          WHERE g.id = b.id AND g.peak_confidence < ${score.confidence}
+          RETURNING b.before`.pipe(Effect.flatMap(rowsOf("crowd_signals", Schema.Struct({ before: Schema.Number }))))
+        if (raised === undefined || Math.floor(score.confidence / 10) <= Math.floor(raised.before / 10)) return
+        const row = yield* read(open.id)
+        if (row === undefined || !row.start_published) return
+        const event = { ...eventOf(row, "crowd.signal_started"), type: "crowd.signal_rose" as const }
+        const rose: CrowdEvent = {
+          ...event,
+          id: `crowd:${row.id}:rose:${Math.floor(score.confidence / 10) * 10}`,
+          timestamp: new Date(now).toISOString(),
+          crowd: { ...event.crowd, confidence: score.confidence, peak_confidence: score.confidence, previous_peak: raised.before }
         }
+        yield* bus.xadd(RedisKeys.events, { id: rose.id, type: rose.type, payload: JSON.stringify(rose) }, eventsMaxLen).pipe(
+          Effect.catchTag("BusError", (error) => Effect.logWarning("crowd signal: the bus refused a rise; rules above the old peak miss it", error))
+        )
         return
       }
       const [ended] = yield* sql`

@@ -90,13 +90,15 @@ export const MonitorEvent = Schema.Struct({
 export type MonitorEvent = typeof MonitorEvent.Type
 
 /** Event types of the crowd's signal (services/crowd/README.md, decision 0015). */
-export const CrowdEventType = Schema.Literals(["crowd.signal_started", "crowd.signal_ended"])
+export const CrowdEventType = Schema.Literals(["crowd.signal_started", "crowd.signal_rose", "crowd.signal_ended"])
 export type CrowdEventType = typeof CrowdEventType.Type
 
 /**
  * The crowd's signal on a source started or ended: users report problems the
  * official status may not show. It never changes the source's status. `id`
- * is the signal's id with the type (one event per start and per end).
+ * is the signal's id with the type (one event per start and per end; a
+ * `crowd.signal_rose` when an open signal's peak first reaches another tenth:
+ * 80, 90 or 100 %, so rules with a higher minimum confidence hear of it).
  */
 export const CrowdEvent = Schema.Struct({
   id: Schema.String,
@@ -109,6 +111,8 @@ export const CrowdEvent = Schema.Struct({
     confidence: Schema.Number,
     /** The highest confidence while the signal was on. */
     peak_confidence: Schema.Number,
+    /** crowd.signal_rose: the peak before this rise; null otherwise. */
+    previous_peak: Schema.NullOr(Schema.Number),
     reason: Schema.String,
     started_at: Schema.String,
     ended_at: Schema.NullOr(Schema.String),

@@ -32,6 +32,7 @@ describe("validateRule: defaults", () => {
       schedule: null,
       group_window_s: null,
       cooldown_s: 900,
+      crowd_min_confidence: 70,
       escalation: null,
       template: null,
       channel_ids: [c1]

@@ -22,7 +22,9 @@ export const Trigger = Schema.Literals([
   "monitor.ssl_expiring",
   "incident.created",
   "incident.updated",
-  "incident.resolved"
+  "incident.resolved",
+  // The crowd's signal on a source (services/crowd, decision 0015): users report problems; `crowd_min_confidence` applies.
+  "crowd.signal"
 ])
 export type Trigger = typeof Trigger.Type
 
@@ -58,12 +60,14 @@ export const ruleLimits = {
   escalationSteps: 10,
   delay: { minimum: 1, maximum: 7 * 86_400 },
   groupWindow: { minimum: 1, maximum: 86_400 },
+  /** A crowd signal starts at 70 % (decision 0014): a lower minimum would mean nothing. */
+  crowdConfidence: { minimum: 70, maximum: 100 },
   cooldown: { minimum: 0, maximum: 7 * 86_400 },
   subjectLength: 200,
   bodyLength: 4000
 } as const
 
-export const ruleDefaults = { active: true, scope: "all", cooldown_s: 900, start: "00:00", end: "24:00" } as const
+export const ruleDefaults = { active: true, scope: "all", cooldown_s: 900, start: "00:00", end: "24:00", crowd_min_confidence: 70 } as const
 
 const withDefault = <S extends Schema.Constraint>(self: S, value: S["Type"]) =>
   Schema.withDecodingDefaultType<S, never>(Effect.succeed(value))(self)
@@ -172,6 +176,8 @@ export const ruleFields = {
   schedule: Schema.NullOr(RuleSchedule),
   group_window_s: Schema.NullOr(IntBetween(ruleLimits.groupWindow, " seconds")),
   cooldown_s: IntBetween(ruleLimits.cooldown, " seconds"),
+  /** The `crowd.signal` trigger fires when a signal starts at, or an open one first reaches, this confidence (70: every signal). */
+  crowd_min_confidence: IntBetween(ruleLimits.crowdConfidence, " %"),
   escalation: Schema.NullOr(Escalation),
   template: Schema.NullOr(RuleTemplate),
   channel_ids: IdList(ruleLimits.channels)
@@ -190,6 +196,7 @@ export const RuleInput = Schema.Struct({
   schedule: withDefault(ruleFields.schedule, null),
   group_window_s: withDefault(ruleFields.group_window_s, null),
   cooldown_s: withDefault(ruleFields.cooldown_s, ruleDefaults.cooldown_s),
+  crowd_min_confidence: withDefault(ruleFields.crowd_min_confidence, ruleDefaults.crowd_min_confidence),
   escalation: withDefault(ruleFields.escalation, null),
   template: withDefault(ruleFields.template, null),
   channel_ids: ruleFields.channel_ids

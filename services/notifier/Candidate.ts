@@ -1,4 +1,4 @@
-import type { MonitorEvent, StatusEvent, StreamEvent } from "../domain/Event.ts"
+import type { CrowdEvent, MonitorEvent, StatusEvent, StreamEvent } from "../domain/Event.ts"
 import type { AlertLevel, Trigger } from "../domain/Rule.ts"
 
 /**
@@ -29,6 +29,15 @@ export type Candidate =
     /** A source's own status (sources without components: health checks, feeds, manual custom sources). */
     readonly kind: "source"
     readonly event: StatusEvent & { readonly previous_status: string; readonly current_status: string }
+    readonly trigger: Trigger
+    readonly level: AlertLevel
+    readonly status: string
+    readonly recovery: boolean
+  }
+  | {
+    /** The crowd's signal on a source started or rose (services/crowd, decision 0015): users report problems. */
+    readonly kind: "crowd"
+    readonly event: CrowdEvent
     readonly trigger: Trigger
     readonly level: AlertLevel
     readonly status: string
@@ -71,6 +80,7 @@ const monitorLevel: Readonly<Record<MonitorEvent["type"], AlertLevel>> = {
 }
 
 const isMonitorEvent = (event: StreamEvent): event is MonitorEvent => "monitor" in event
+const isCrowdEvent = (event: StreamEvent): event is CrowdEvent => "crowd" in event
 
 /**
  * The candidate alert of an event, or undefined for events no rule can
@@ -79,6 +89,11 @@ const isMonitorEvent = (event: StreamEvent): event is MonitorEvent => "monitor" 
  * changes speak for them otherwise).
  */
 export const candidateOf = (event: StreamEvent): Candidate | undefined => {
+  if (isCrowdEvent(event)) {
+    // A start or a rise is a warning (users, not the provider, say so); the end is not sent (it stops nothing either).
+    if (event.type === "crowd.signal_ended") return undefined
+    return { kind: "crowd", event, trigger: "crowd.signal", level: "degraded", status: `signal:${event.crowd.signal_id}`, recovery: false }
+  }
   if (isMonitorEvent(event)) {
     return {
       kind: "monitor",
@@ -138,6 +153,7 @@ export const subjectOf = (candidate: Candidate, componentUuid: string | null): s
   candidate.kind === "monitor" ? `monitor:${candidate.event.monitor.id}`
   : candidate.kind === "incident" ? `incident:${candidate.event.source.key}:${candidate.event.incident.id}`
   : candidate.kind === "source" ? `source:${candidate.event.source.key}`
+  : candidate.kind === "crowd" ? `crowd:${candidate.event.source.key}`
   : `component:${componentUuid ?? `${candidate.event.source.key}:${candidate.event.component.id}`}`
 
 const severity: Readonly<Record<AlertLevel, number>> = { critical: 3, degraded: 2, info: 1 }

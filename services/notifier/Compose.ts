@@ -66,6 +66,25 @@ export const payloadOf = (candidate: Candidate, placement: Placement): Notificat
         source: e.source
       }
     }
+    case "crowd": {
+      const e = candidate.event
+      return {
+        event: e.type,
+        timestamp: e.timestamp,
+        stack,
+        component: { id: e.source.key, name: e.source.name, previous_status: e.crowd.official_status, current_status: "users_report_problems" },
+        incident: { id: "", created_at: e.crowd.started_at, resolved_at: null },
+        source: e.source,
+        crowd: {
+          signal_id: e.crowd.signal_id,
+          confidence: e.crowd.confidence,
+          peak_confidence: e.crowd.peak_confidence,
+          reason: e.crowd.reason,
+          started_at: e.crowd.started_at,
+          official_status: e.crowd.official_status
+        }
+      }
+    }
     case "monitor": {
       const e = candidate.event
       const since = e.duration_ms === undefined || e.duration_ms === null
@@ -124,6 +143,13 @@ const defaultWords = (candidate: Candidate, payload: NotificationPayload): { tit
         text: `${source.name}${where}: ${previous_status} → ${current_status}.`
       }
     }
+    case "crowd": {
+      const { source, crowd } = candidate.event
+      return {
+        title: `🟣 Users report problems with ${source.name} (${crowd.confidence} % confidence)`,
+        text: `${source.name}${where}: ${crowd.reason} The official status is ${crowd.official_status}: statusgrid users, not ${source.name}, say so.`
+      }
+    }
     case "monitor": {
       const e = candidate.event
       const name = e.monitor.name
@@ -160,7 +186,7 @@ export const messageOf = (
   template: RuleTemplate | null
 ): Message => {
   const words = defaultWords(candidate, payload)
-  const incident = candidate.kind === "monitor" ? undefined : candidate.event.incident
+  const incident = candidate.kind === "monitor" || candidate.kind === "crowd" ? undefined : candidate.event.incident
   const base: Message = {
     event: payload.event,
     ...words,

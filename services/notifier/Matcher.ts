@@ -61,6 +61,9 @@ interface Input {
   readonly ts: string
   /** An incident's affected components (external ids); null when it names none. */
   readonly components: ReadonlyArray<string> | null
+  /** A crowd signal's confidence now, and its peak before a rise (null for a start). */
+  readonly confidence: number | null
+  readonly previous_peak: number | null
 }
 
 const inputOf = (candidate: Candidate, idx: number): Input => ({
@@ -74,7 +77,9 @@ const inputOf = (candidate: Candidate, idx: number): Input => ({
   ts: candidate.event.timestamp,
   components: candidate.kind === "incident" && (candidate.event.incident.components?.length ?? 0) > 0
     ? candidate.event.incident.components!
-    : null
+    : null,
+  confidence: candidate.kind === "crowd" ? candidate.event.crowd.confidence : null,
+  previous_peak: candidate.kind === "crowd" ? candidate.event.crowd.previous_peak : null
 })
 
 /** The same subject within one batch, whatever its database id: recoveries later in a batch stop its escalations. */
@@ -82,10 +87,11 @@ const batchKey = (c: Candidate): string =>
   c.kind === "monitor" ? `m|${c.event.monitor.id}`
   : c.kind === "incident" ? `i|${c.event.source.key}|${c.event.incident.id}`
   : c.kind === "source" ? `s|${c.event.source.key}`
+  : c.kind === "crowd" ? `g|${c.event.source.key}`
   : `c|${c.event.source.key}|${c.event.component.id}`
 
 const inputColumns =
-  "idx int, kind text, source_key text, external_id text, incident_id text, monitor_id uuid, trigger text, ts timestamptz, components jsonb"
+  "idx int, kind text, source_key text, external_id text, incident_id text, monitor_id uuid, trigger text, ts timestamptz, components jsonb, confidence int, previous_peak int"
 
 /**
  * The active rules whose trigger and scope match each candidate of a batch,
@@ -118,7 +124,12 @@ const matchingRules = Effect.fn("Matcher.matchingRules")(function*(inputs: Reado
         UNION
         SELECT x.idx, st.organization_id, st.id, st.name, st.slug, NULL::uuid, NULL::uuid
         FROM x JOIN sources s ON s.key = x.source_key JOIN stack_items i ON i.source_id = s.id JOIN stacks st ON st.id = i.stack_id
-        WHERE x.kind = 'incident'
+        WHERE x.kind IN ('incident', 'crowd')
+        UNION
+        SELECT x.idx, st.organization_id, st.id, st.name, st.slug, c.id, NULL::uuid
+        FROM x JOIN sources s ON s.key = x.source_key JOIN components c ON c.source_id = s.id
+        JOIN stack_items i ON i.component_id = c.id JOIN stacks st ON st.id = i.stack_id
+        WHERE x.kind = 'crowd'
         UNION
         SELECT x.idx, st.organization_id, st.id, st.name, st.slug, c.id, NULL::uuid
         FROM x JOIN sources s ON s.key = x.source_key JOIN components c ON c.source_id = s.id
@@ -150,6 +161,9 @@ const matchingRules = Effect.fn("Matcher.matchingRules")(function*(inputs: Reado
       FROM placed h
       JOIN x ON x.idx = h.idx
       JOIN notification_rules r ON r.organization_id = h.organization_id AND r.active AND x.trigger = ANY (r.triggers)
+        -- A crowd signal: once it has reached the rule's minimum (at its start, or at the rise that crossed it).
+        AND (x.kind <> 'crowd' OR (x.confidence >= r.crowd_min_confidence
+          AND (x.previous_peak IS NULL OR x.previous_peak < r.crowd_min_confidence)))
       JOIN organizations o ON o.id = r.organization_id
       JOIN plans p ON p.id = o.plan_id
       WHERE r.scope = 'all' OR EXISTS (

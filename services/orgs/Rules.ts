@@ -47,7 +47,7 @@ const idsOf = (table: string, column: string) =>
 
 const ruleColumns = [
   "t.id, t.name, t.active, to_jsonb(t.triggers) AS triggers, t.scope, to_jsonb(t.alert_levels) AS alert_levels",
-  "t.schedule, t.group_window_s, t.cooldown_s, t.escalation, t.template, t.created_at, t.updated_at",
+  "t.schedule, t.group_window_s, t.cooldown_s, t.crowd_min_confidence, t.escalation, t.template, t.created_at, t.updated_at",
   idsOf("rule_scope_items", "stack_id"),
   idsOf("rule_scope_items", "component_id"),
   idsOf("rule_scope_items", "monitor_id"),
@@ -68,6 +68,7 @@ const toRule = (row: RuleRow): Rule => ({
   schedule: row.schedule,
   group_window_s: row.group_window_s,
   cooldown_s: row.cooldown_s,
+  crowd_min_confidence: row.crowd_min_confidence,
   escalation: row.escalation,
   template: row.template,
   channel_ids: row.channel_ids,
@@ -259,10 +260,10 @@ export class Rules extends Context.Service<Rules, {
           yield* checkPlan(principal, rule, all)
           const [row] = yield* sql`
             INSERT INTO notification_rules (organization_id, name, active, triggers, scope, alert_levels, schedule,
-              group_window_s, cooldown_s, escalation, template, created_by)
+              group_window_s, cooldown_s, crowd_min_confidence, escalation, template, created_by)
             VALUES (${principal.organization_id}::uuid, ${rule.name}, ${rule.active}, ${rule.triggers}::text[], ${rule.scope},
               ${rule.alert_levels}::text[], ${json(rule.schedule)}::jsonb, ${rule.group_window_s}::int, ${rule.cooldown_s},
-              ${json(rule.escalation)}::jsonb, ${json(rule.template)}::jsonb,
+              ${rule.crowd_min_confidence}, ${json(rule.escalation)}::jsonb, ${json(rule.template)}::jsonb,
               ${principal.actor.kind === "user" ? principal.actor.id : null}::uuid)
             RETURNING id`.pipe(Effect.flatMap(notificationRulesIdRows))
           yield* writeScope(row!.id, rule, false)
@@ -305,7 +306,7 @@ export class Rules extends Context.Service<Rules, {
             UPDATE notification_rules SET name = ${rule.name}, active = ${rule.active}, triggers = ${rule.triggers}::text[],
               scope = ${rule.scope}, alert_levels = ${rule.alert_levels}::text[], schedule = ${json(rule.schedule)}::jsonb,
               group_window_s = ${rule.group_window_s}::int, cooldown_s = ${rule.cooldown_s},
-              escalation = ${json(rule.escalation)}::jsonb, template = ${json(rule.template)}::jsonb, updated_at = now()
+              crowd_min_confidence = ${rule.crowd_min_confidence}, escalation = ${json(rule.escalation)}::jsonb, template = ${json(rule.template)}::jsonb, updated_at = now()
             WHERE id = ${id}::uuid`
           if (touched.scope) yield* writeScope(id, rule, true)
           if (touched.channels) yield* writeChannels(id, rule, true)

@@ -93,9 +93,12 @@ describe("crowd signals", () => {
         const [rows] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM crowd_signals WHERE source_id = ${source.id}`
         assert.strictEqual(rows!.n, 1)
 
-        // Announced once on sg:events, and its state in Redis.
+        // Announced once on sg:events, and its state in Redis; the peak's rise into another tenth is announced too.
         const started = (yield* crowdEventsOf(group)).filter((e) => e.source.key === source.key)
-        assert.deepStrictEqual(started.map((e) => [e.type, e.crowd.signal_id, e.crowd.confidence]), [["crowd.signal_started", signal.id, confidenceOf(startsAt)]])
+        const rises = Math.floor(confidenceOf(startsAt + 1) / 10) > Math.floor(confidenceOf(startsAt) / 10)
+          ? [["crowd.signal_rose", signal.id, confidenceOf(startsAt + 1)]]
+          : []
+        assert.deepStrictEqual(started.map((e) => [e.type, e.crowd.signal_id, e.crowd.confidence]), [["crowd.signal_started", signal.id, confidenceOf(startsAt)], ...rises])
         assert.strictEqual(started[0]!.crowd.official_status, "operational")
         const state = JSON.parse((yield* bus.hgetall(RedisKeys.crowdSignals))[source.key] ?? "null")
         assert.include(state, { signal_id: signal.id, started_at: signal.started_at })

@@ -30,6 +30,15 @@ export const NotificationPayload = Schema.Struct({
     response_time_ms: Schema.Number,
     ssl_days_left: Schema.optionalKey(Schema.Number)
   })),
+  /** Beyond the spec: the crowd's signal (`crowd.signal_started`, `crowd.signal_rose`); `component` then describes the source. */
+  crowd: Schema.optionalKey(Schema.Struct({
+    signal_id: Schema.String,
+    confidence: Schema.Number,
+    peak_confidence: Schema.Number,
+    reason: Schema.String,
+    started_at: Schema.String,
+    official_status: Schema.String
+  })),
   /** Beyond the spec: a grouped alert (`event: "group"`) lists every change of the window; `component` is the most severe. */
   changes: Schema.optionalKey(Schema.Array(Schema.Struct({
     event: Schema.String,

@@ -96,6 +96,7 @@ export const Rule = Schema.Struct({
   schedule: Schema.NullOr(RuleScheduleView),
   group_window_s: Schema.NullOr(Schema.Int),
   cooldown_s: Schema.Int,
+  crowd_min_confidence: Schema.Int.annotate({ description: "The crowd.signal trigger: the least confidence (70-100) a crowd signal must reach." }),
   escalation: Schema.NullOr(Schema.Array(Schema.Struct({ delay_s: Schema.Int, channel_ids: Schema.Array(Id) }))),
   template: Schema.NullOr(Schema.Struct({ subject: Schema.optionalKey(Schema.String), body: Schema.String })),
   channel_ids: Schema.Array(Id).annotate({ description: "Sorted." }),
@@ -139,6 +140,7 @@ export const RuleUpdate = Schema.Struct({
   schedule: Schema.optionalKey(nested.schedule),
   group_window_s: Schema.optionalKey(ruleFields.group_window_s),
   cooldown_s: Schema.optionalKey(ruleFields.cooldown_s),
+  crowd_min_confidence: Schema.optionalKey(ruleFields.crowd_min_confidence),
   escalation: Schema.optionalKey(nested.escalation),
   template: Schema.optionalKey(nested.template),
   channel_ids: Schema.optionalKey(ruleFields.channel_ids)

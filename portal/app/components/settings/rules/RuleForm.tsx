@@ -15,6 +15,7 @@ export interface RuleBounds {
   readonly weekdays: ReadonlyArray<string>
   readonly groupWindow: { readonly minimum: number; readonly maximum: number }
   readonly cooldown: { readonly minimum: number; readonly maximum: number }
+  readonly crowdConfidence: { readonly minimum: number; readonly maximum: number }
   readonly escalationSteps: number
 }
 
@@ -38,7 +39,8 @@ const triggerGroups: ReadonlyArray<{ readonly legend: string; readonly triggers:
     legend: "Your website monitors",
     triggers: [["monitor.down", "down"], ["monitor.degraded", "slow (degraded)"], ["monitor.recovered", "recovered"], ["monitor.ssl_expiring", "certificate expiring"]]
   },
-  { legend: "Providers' incidents", triggers: [["incident.created", "opened"], ["incident.updated", "updated"], ["incident.resolved", "resolved"]] }
+  { legend: "Providers' incidents", triggers: [["incident.created", "opened"], ["incident.updated", "updated"], ["incident.resolved", "resolved"]] },
+  { legend: "statusgrid users", triggers: [["crowd.signal", "report problems with a provider (before its status page may show them)"]] }
 ]
 
 const levelWords = [["critical", "Critical (Alert)"], ["degraded", "Degraded (Warning)"], ["info", "Info"]] as const
@@ -130,6 +132,9 @@ export function RuleForm({ body, errors, options, limits, bounds, canEscalate, o
             <Checks name="trigger" idPrefix="trigger" options={g.triggers} chosen={listOf(body["triggers"])} />
           </fieldset>
         ))}
+        <Control name="crowd_min_confidence" label="Users' reports: at least this confidence (%)" error={err("crowd_min_confidence")} hint="70 to 100. A crowd signal starts at 70 %; a higher minimum waits until the reports reach it.">
+          {(attrs) => <input {...attrs} type="number" min={bounds.crowdConfidence.minimum} max={bounds.crowdConfidence.maximum} defaultValue={body["crowd_min_confidence"] === undefined ? "" : String(body["crowd_min_confidence"])} />}
+        </Control>
       </fieldset>
 
       <fieldset aria-describedby={err("scope") ? "scope-error" : undefined}>

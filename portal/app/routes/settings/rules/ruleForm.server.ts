@@ -47,6 +47,7 @@ export const ruleBodyFromForm = (form: FormData): Record<string, unknown> => {
       : { body: text(form, "template.body"), ...(text(form, "template.subject").trim() === "" ? {} : { subject: text(form, "template.subject") }) }
   }
   if (text(form, "cooldown_s").trim() !== "") body["cooldown_s"] = numberOr(text(form, "cooldown_s"))
+  if (text(form, "crowd_min_confidence").trim() !== "") body["crowd_min_confidence"] = numberOr(text(form, "crowd_min_confidence"))
   const steps: Array<Record<string, unknown>> = []
   for (let i = 0; i < ruleLimits.escalationSteps; i++) {
     const delay = text(form, `escalation.${i}.delay_s`).trim()
@@ -72,6 +73,7 @@ export const ruleBodyOf = (rule: Rule): Record<string, unknown> => ({
   schedule: rule.schedule,
   group_window_s: rule.group_window_s,
   cooldown_s: rule.cooldown_s,
+  crowd_min_confidence: rule.crowd_min_confidence,
   escalation: rule.escalation,
   template: rule.template
 })

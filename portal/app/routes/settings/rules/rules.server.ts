@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import type { RuleBounds, RuleOptions } from "../../../components/settings/rules/RuleForm.tsx"
 import { type FieldErrors, withoutFieldName } from "../../../lib/forms.server.ts"
 
-export const ruleBounds: RuleBounds = { weekdays, groupWindow: ruleLimits.groupWindow, cooldown: ruleLimits.cooldown, escalationSteps: ruleLimits.escalationSteps }
+export const ruleBounds: RuleBounds = { weekdays, groupWindow: ruleLimits.groupWindow, cooldown: ruleLimits.cooldown, crowdConfidence: ruleLimits.crowdConfidence, escalationSteps: ruleLimits.escalationSteps }
 
 /**
  * What the rule editor offers (the organization's stacks, the components they
