@@ -38,6 +38,8 @@ export const publicDelta = (delta: Delta) =>
       incidents: delta.incidents === true,
       at: delta.at
     }
+    : delta.kind === "crowd"
+    ? { kind: "crowd" as const, key: delta.key, signal: delta.signal, at: delta.at }
     : { kind: "monitor" as const, id: delta.id, status: delta.state, previous_status: delta.previous_state, at: delta.at }
 
 const frame = (message: LiveMessage): string =>

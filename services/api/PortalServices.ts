@@ -1,5 +1,6 @@
 import type { Effect, Exit } from "effect"
 import type { CrowdReports } from "../crowd/CrowdReports.ts"
+import type { CrowdSignals } from "../crowd/CrowdSignals.ts"
 import type { Analytics } from "../history/Analytics.ts"
 import type { StatusHistory } from "../history/StatusHistory.ts"
 import type { WebPushPublicKey } from "../notifier/WebPushPublicKey.ts"
@@ -35,6 +36,7 @@ export type PortalServices =
   | ApiKeys
   | Channels
   | CrowdReports
+  | CrowdSignals
   | CustomSources
   | MaintenanceCalendar
   | MaintenanceWindows

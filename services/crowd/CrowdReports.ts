@@ -71,6 +71,8 @@ export class CrowdReports extends Context.Service<CrowdReports, {
   report(input: ReportInput): Effect.Effect<CrowdReportAccepted, NotFound | InvalidParameter | RateLimited>
   /** The score of a source at `at` (default now), with its components' and regions' reported in the window, and its open signal. */
   score(sourceKey: string, at?: number): Effect.Effect<CrowdSourceScore, NotFound>
+  /** Of `keys`, the sources reports are taken for (the public catalog's), with their names, in the order given. */
+  reportable(keys: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<{ readonly key: string; readonly name: string }>>
   /** The source's record against its official status over 90 days at `at` (default now). */
   record(sourceKey: string, at?: number): Effect.Effect<CrowdRecordView, NotFound>
 }>()("statusgrid/crowd/CrowdReports") {
@@ -305,7 +307,21 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       return { key: source.key, ...figures, sentence: recordSentence(source.name, figures) } satisfies CrowdRecordView
     })
 
-    return CrowdReports.of({ report, score, record })
+    const reportable = Effect.fn("CrowdReports.reportable")(function*(keys: ReadonlyArray<string>) {
+      const valid = keys.filter(isSourceKey)
+      if (valid.length === 0) return []
+      const rows = yield* sql`
+        SELECT id, key, name FROM sources s WHERE s.key IN ${sql.in(valid)} AND ${sql.literal(publicSourceCondition)}`.pipe(
+          Effect.flatMap(decodeSource)
+        )
+      const byKey = new Map(rows.map((r) => [r.key, r.name]))
+      return valid.flatMap((key) => {
+        const name = byKey.get(key)
+        return name === undefined ? [] : [{ key, name }]
+      })
+    }, Effect.orDie)
+
+    return CrowdReports.of({ report, score, record, reportable })
   }))
 
   /** Over PostgreSQL, the bus and the secrets key, with its signals, without corroboration yet. */

@@ -2,7 +2,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { type CrowdRecord, crowdRecord, recordDays } from "../domain/CrowdRecord.ts"
 import { crowdDefaults, signalOn } from "../domain/CrowdScore.ts"
-import type { CrowdEvent } from "../domain/Event.ts"
+import type { CrowdDelta, CrowdEvent } from "../domain/Event.ts"
 import { Bus } from "../platform/Bus.ts"
 import { RedisKeys } from "../platform/RedisKeys.ts"
 import { rowsOf } from "../platform/Rows.ts"
@@ -88,6 +88,8 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
   readonly publishPending: Effect.Effect<number>
   /** A source's open signal, or null. */
   open(sourceId: string): Effect.Effect<OpenSignal | null>
+  /** The open signals of these sources (by key), for boards' markers. */
+  openFor(sourceKeys: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, OpenSignal>>
   /** A source's record over the last `recordDays` at `now` (CrowdRecord). */
   record(sourceId: string, now: number): Effect.Effect<CrowdRecord>
 }>()("statusgrid/crowd/CrowdSignals") {
@@ -102,6 +104,12 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
         Effect.map((rows) => rows[0])
       )
 
+    /** Open pages show or drop the marker (`sg:deltas`, at most once: pages read the state when they (re)connect). */
+    const liveDelta = (row: SignalRow, signal: CrowdDelta["signal"]) => {
+      const delta: CrowdDelta = { kind: "crowd", key: row.source_key, signal, at: (row.ended_at ?? row.started_at).toISOString() }
+      return bus.publish(RedisKeys.deltas, JSON.stringify(delta)).pipe(Effect.asVoid)
+    }
+
     /** The event and the Redis state of a start or an end; marks the row published once the bus took both. */
     const publish = (row: SignalRow) =>
       Effect.gen(function*() {
@@ -115,12 +123,14 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
             })
           }
           yield* sql`UPDATE crowd_signals SET start_published = true WHERE id = ${row.id}`
+          if (!ended) yield* liveDelta(row, { id: row.id, started_at: event.crowd.started_at, peak_confidence: row.peak_confidence })
         }
         if (ended && !row.end_published) {
           const event = eventOf(row, "crowd.signal_ended")
           yield* bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }, eventsMaxLen)
           yield* bus.hdel(RedisKeys.crowdSignals, [row.source_key])
           yield* sql`UPDATE crowd_signals SET end_published = true WHERE id = ${row.id}`
+          yield* liveDelta(row, null)
         }
         return 1
       }).pipe(
@@ -211,6 +221,20 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
       } satisfies OpenSignal
     }, Effect.orDie)
 
+    const openFor = Effect.fn("CrowdSignals.openFor")(function*(sourceKeys: ReadonlyArray<string>) {
+      if (sourceKeys.length === 0) return new Map<string, OpenSignal>()
+      const rows = yield* sql`
+        SELECT ${columns} FROM crowd_signals g JOIN sources s ON s.id = g.source_id
+        WHERE s.key IN ${sql.in(sourceKeys)} AND g.ended_at IS NULL`.pipe(Effect.flatMap(signalRows))
+      return new Map(rows.map((row) => [row.source_key, {
+        id: row.id,
+        started_at: row.started_at.toISOString(),
+        start_confidence: row.start_confidence,
+        peak_confidence: row.peak_confidence,
+        reason: row.reason
+      } satisfies OpenSignal]))
+    }, Effect.orDie)
+
     const record = Effect.fn("CrowdSignals.record")(function*(sourceId: string, now: number) {
       const since = new Date(now - recordDays * 86_400_000)
       const [signals, onsets] = yield* Effect.all([
@@ -226,6 +250,6 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
       )
     }, Effect.orDie)
 
-    return CrowdSignals.of({ observe, openSources, publishPending, open, record })
+    return CrowdSignals.of({ observe, openSources, publishPending, open, openFor, record })
   }))
 }

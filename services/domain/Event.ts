@@ -156,8 +156,21 @@ export const MonitorDelta = Schema.Struct({
 })
 export type MonitorDelta = typeof MonitorDelta.Type
 
+/**
+ * A delta message on `sg:deltas` when a source's crowd signal starts (`signal`) or ends (null):
+ * live pages show or drop the "users report problems" marker (services/crowd). It says nothing of
+ * the official status.
+ */
+export const CrowdDelta = Schema.Struct({
+  kind: Schema.Literal("crowd"),
+  key: Schema.String,
+  signal: Schema.NullOr(Schema.Struct({ id: Schema.String, started_at: Schema.String, peak_confidence: Schema.Number })),
+  at: Schema.String
+})
+export type CrowdDelta = typeof CrowdDelta.Type
+
 /** Everything on `sg:deltas`, told apart by `kind`. */
-export const Delta = Schema.Union([SourceDelta, MonitorDelta])
+export const Delta = Schema.Union([SourceDelta, MonitorDelta, CrowdDelta])
 export type Delta = typeof Delta.Type
 
 /** Decodes the JSON text of an `sg:events` entry's `payload` field (compiled once). */

@@ -23,6 +23,8 @@ export const emptyFilter: LiveFilter = { sources: new Set(), components: new Map
 /** Whether `delta` is something `filter` asks for. */
 export const matches = (filter: LiveFilter, delta: Delta): boolean => {
   if (delta.kind === "monitor") return filter.monitors.has(delta.id) || filter.organizationId === delta.organization_id
+  // The crowd's marker is about the whole source: every board showing any of it.
+  if (delta.kind === "crowd") return filter.sources.has(delta.key) || filter.components.has(delta.key)
   if (filter.sources.has(delta.key)) return true
   const wanted = filter.components.get(delta.key)
   // A board shows the incidents of every source it holds a part of: an incident change reaches it whichever components moved.

@@ -340,6 +340,70 @@ describe("catalog in Chromium", () => {
     await page.close()
   })
 
+  it("shows users' problem reports on the open dashboard and stack page as they cross the threshold, without a reload", async () => {
+    // A stack of the Member's organization showing one component of an operational source.
+    await services.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient
+      const [source] = yield* sql<{ id: string }>`
+        INSERT INTO sources (key, name, kind, status, status_page_url, check_class, poll_interval_s, verified, last_checked_at, components_count)
+        VALUES ('cedar-pay', 'Cedar Pay', 'catalog', 'operational', 'https://status.cedar-pay.example', 'standard', 60, true, now(), 1)
+        RETURNING id`
+      const [component] = yield* sql<{ id: string }>`
+        INSERT INTO components (source_id, external_id, name, status, position) VALUES (${source!.id}::uuid, 'cards', 'Card payments', 'operational', 1)
+        RETURNING id`
+      const [stack] = yield* sql<{ id: string }>`
+        INSERT INTO stacks (organization_id, name, slug) VALUES (${org.id}::uuid, 'Payments', 'payments') RETURNING id`
+      yield* sql`INSERT INTO stack_items (stack_id, kind, component_id, position) VALUES (${stack!.id}::uuid, 'component', ${component!.id}::uuid, 0)`
+    }))
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    await signIn(page, people.member, `/dashboard/${org.slug}`)
+    const card = page.locator("[data-stack=payments]")
+    await card.waitFor()
+    assert.strictEqual(await card.locator(".crowd-signal").count(), 0)
+    // The stream is open before the reports (deltas are at most once; a page that connects later reads the state).
+    await page.locator("[data-live=live]").waitFor()
+    // Eight reporters from eight networks: the server starts the signal and the open page shows it.
+    for (let n = 1; n <= 8; n++) {
+      const r = await sendFrom(server.url, "POST", "/sources/cedar-pay/reports", `127.0.${80 + n}.1`, { body: { symptom: "errors" } })
+      assert.strictEqual(r.status, 202, JSON.stringify(r.body))
+    }
+    const marker = card.locator("[data-crowd=cedar-pay]")
+    await marker.waitFor({ timeout: 10_000 })
+    assert.include(await marker.innerText(), "Users report problems with Cedar Pay")
+    // The banner is the official one: still operational.
+    assert.include(await card.innerText(), "All Systems Operational")
+    await expectAccessible(page)
+    await screenshot(page, "dashboard-crowd-marker")
+    // The stack page shows it beside the source, from its loader, and takes a report from the member.
+    await page.goto(`${server.url}/dashboard/${org.slug}/stacks/payments`)
+    assert.include(await page.locator("[data-source=cedar-pay] [data-crowd=cedar-pay]").innerText(), "Users report problems")
+    const form = page.locator("section.report-problem")
+    await form.getByLabel("What is wrong with Cedar Pay?").selectOption("slow")
+    await form.getByRole("button", { name: "Report a problem" }).click()
+    await form.getByRole("status").filter({ hasText: "your report is counted" }).waitFor()
+    const crowd = async () => (await (await fetch(`${server.url}/api/v1/sources/cedar-pay/crowd`)).json()) as { reporters: number }
+    assert.strictEqual((await crowd()).reporters, 9)
+    await expectAccessible(page)
+    await screenshot(page, "stack-page-report-problem")
+    await page.close()
+
+    // The stack shared publicly: a visitor without an account reports through the share page.
+    const token = randomBytes(24).toString("base64url")
+    await services.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient
+      yield* sql`UPDATE stacks SET visibility = 'public', share_token = ${token} WHERE organization_id = ${org.id}::uuid AND slug = 'payments'`
+    }))
+    const visitor = await browser.newPage({ viewport: { width: 390, height: 844 } })
+    await visitor.goto(`${server.url}/share/${token}`)
+    const shared = visitor.locator("section.report-problem")
+    await shared.getByRole("button", { name: "Report a problem" }).click()
+    await shared.getByRole("status").filter({ hasText: "your report is counted" }).waitFor()
+    assert.strictEqual((await crowd()).reporters, 10)
+    await expectAccessible(visitor)
+    await screenshot(visitor, "share-report-problem")
+    await visitor.close()
+  })
+
   it("lets a Member add two components to a new stack, and shows a Viewer no form", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     await signIn(page, people.member, "/sources/acme-cloud")

@@ -11,6 +11,7 @@ const acme: LiveSource = {
   last_checked_at: null,
   last_changed_at: null,
   whole: false,
+  crowd: null,
   components: [
     { external_id: "api", name: "API", status: "operational", last_changed_at: null },
     { external_id: "web", name: "Web", status: "operational", last_changed_at: null }
@@ -72,5 +73,19 @@ describe("live board", () => {
     assert.deepStrictEqual(next.stacks[0]!.health.counts, { operational: 0, degraded: 1, outage: 1, maintenance: 0, unknown: 0 })
     assert.strictEqual(next.stacks[0]!.health.status, "major_outage")
     assert.deepStrictEqual(next.stacks[0]!.sources[0]!.components.map((c) => c.status), ["critical", "critical"])
+  })
+
+  it("a crowd delta sets or drops the marker on every stack showing the source, and leaves statuses and banners alone", () => {
+    const signal = { started_at: "2026-11-23T10:00:00.000Z", peak_confidence: 83 }
+    const on = applyDelta(board, parseDelta(JSON.stringify({ kind: "crowd", key: "acme", signal, at: signal.started_at }))!)
+    assert.deepStrictEqual(on.stacks[0]!.sources[0]!.crowd, signal)
+    assert.strictEqual(on.stacks[0]!.health, board.stacks[0]!.health)
+    assert.strictEqual(on.stacks[0]!.sources[0]!.status, "operational")
+    // The stack that does not show acme is the same object.
+    assert.strictEqual(on.stacks[1], board.stacks[1])
+    // The same marker again changes nothing; the end drops it.
+    assert.strictEqual(applyDelta(on, parseDelta(JSON.stringify({ kind: "crowd", key: "acme", signal, at: "x" }))!), on)
+    const off = applyDelta(on, parseDelta(JSON.stringify({ kind: "crowd", key: "acme", signal: null, at: "2026-11-23T10:30:00.000Z" }))!)
+    assert.isNull(off.stacks[0]!.sources[0]!.crowd)
   })
 })

@@ -14,6 +14,14 @@ import type { ComponentStatus, MonitorState, SourceStatus } from "#services/doma
 export interface LiveComponent extends Omit<BoardComponent, "id"> {}
 export interface LiveSource extends Omit<BoardSource, "components"> {
   readonly components: ReadonlyArray<LiveComponent>
+  /** The crowd's open signal on the source (services/crowd): the "users report problems" marker; null when none. */
+  readonly crowd: CrowdMarker | null
+}
+
+/** What a board shows of a crowd signal. */
+export interface CrowdMarker {
+  readonly started_at: string
+  readonly peak_confidence: number
 }
 export interface LiveStack extends Omit<BoardStack, "items" | "sources"> {
   readonly sources: ReadonlyArray<LiveSource>
@@ -22,14 +30,24 @@ export interface LiveBoard extends Omit<Board, "stacks"> {
   readonly stacks: ReadonlyArray<LiveStack>
 }
 
-/** The page's copy of a board (in loaders: the server's board is not changed). */
-export const toLiveBoard = (board: Board): LiveBoard => ({
+/** The page's copy of a board with the crowd's open signals by source key (in loaders: the server's board is not changed). */
+export const toLiveBoard = (board: Board, crowd: ReadonlyMap<string, CrowdMarker> = new Map()): LiveBoard => ({
   ...board,
   stacks: board.stacks.map(({ items: _items, sources, ...stack }) => ({
     ...stack,
-    sources: sources.map((source) => ({ ...source, components: source.components.map(({ id: _id, ...c }) => c) }))
+    sources: sources.map((source) => {
+      const signal = crowd.get(source.key)
+      return {
+        ...source,
+        components: source.components.map(({ id: _id, ...c }) => c),
+        crowd: signal === undefined ? null : { started_at: signal.started_at, peak_confidence: signal.peak_confidence }
+      }
+    })
   }))
 })
+
+/** The sources' keys a board shows (for the crowd's open signals). */
+export const boardSourceKeys = (board: Board): Array<string> => [...new Set(board.stacks.flatMap((s) => s.sources.map((source) => source.key)))]
 
 /**
  * A `delta` event of the live stream (services/api/README.md "Live updates"):
@@ -48,6 +66,8 @@ export type LiveDelta =
     readonly at: string
   }
   | { readonly kind: "monitor"; readonly id: string; readonly status: string; readonly at: string }
+  /** The crowd's signal on a source started (`signal`) or ended (null). */
+  | { readonly kind: "crowd"; readonly key: string; readonly signal: CrowdMarker | null; readonly at: string }
 
 const sourceStatuses: ReadonlySet<string> = new Set<SourceStatus>(["operational", "degraded", "down", "maintenance"])
 const componentStatuses: ReadonlySet<string> = new Set<ComponentStatus>(["operational", "degraded", "critical", "maintenance"])
@@ -73,6 +93,13 @@ export const parseDelta = (text: string): LiveDelta | undefined => {
         at: typeof d["at"] === "string" ? d["at"] : new Date().toISOString()
       }
     }
+    if (d["kind"] === "crowd" && typeof d["key"] === "string") {
+      const s = d["signal"] as Record<string, unknown> | null | undefined
+      const signal = typeof s === "object" && s !== null && typeof s["started_at"] === "string" && typeof s["peak_confidence"] === "number"
+        ? { started_at: s["started_at"], peak_confidence: s["peak_confidence"] }
+        : null
+      return { kind: "crowd", key: d["key"], signal, at: typeof d["at"] === "string" ? d["at"] : new Date().toISOString() }
+    }
     if (d["kind"] === "monitor" && typeof d["id"] === "string" && typeof d["status"] === "string") {
       return { kind: "monitor", id: d["id"], status: d["status"], at: typeof d["at"] === "string" ? d["at"] : new Date().toISOString() }
     }
@@ -90,6 +117,7 @@ export const parseDelta = (text: string): LiveDelta | undefined => {
  * on it changed, so React does not re-render.
  */
 export const applyDelta = (board: LiveBoard, delta: LiveDelta): LiveBoard => {
+  if (delta.kind === "crowd") return applyCrowd(board, delta)
   let changed = false
   const stacks = board.stacks.map((stack) => {
     let stackChanged = false
@@ -113,6 +141,17 @@ export const applyDelta = (board: LiveBoard, delta: LiveDelta): LiveBoard => {
     if (!stackChanged) return stack
     changed = true
     return { ...stack, sources, monitors, health: boardHealth(boardItems({ sources, monitors })) }
+  })
+  return changed ? { ...board, stacks } : board
+}
+
+/** The crowd's marker set or dropped on every stack showing the source; the statuses are not touched. */
+const applyCrowd = (board: LiveBoard, delta: Extract<LiveDelta, { readonly kind: "crowd" }>): LiveBoard => {
+  let changed = false
+  const stacks = board.stacks.map((stack) => {
+    if (!stack.sources.some((s) => s.key === delta.key && (s.crowd?.started_at ?? null) !== (delta.signal?.started_at ?? null))) return stack
+    changed = true
+    return { ...stack, sources: stack.sources.map((s) => (s.key === delta.key ? { ...s, crowd: delta.signal } : s)) }
   })
   return changed ? { ...board, stacks } : board
 }

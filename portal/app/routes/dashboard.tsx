@@ -7,11 +7,12 @@ import { RelativeTime } from "../components/RelativeTime.tsx"
 import { fromComponentStatus, fromMonitorState, fromSourceStatus, HealthCounts, LiveIndicator, NoScriptRefresh } from "../components/dashboard/Board.tsx"
 import { SidePanels } from "../components/dashboard/SidePanels.tsx"
 import stylesheet from "../components/dashboard/dashboard.css?url"
-import { type LiveSource, type LiveStack, toLiveBoard } from "../live/board.ts"
+import { boardSourceKeys, type LiveSource, type LiveStack, toLiveBoard } from "../live/board.ts"
+import { CrowdMarker } from "../components/dashboard/CrowdMarker.tsx"
 import { useLiveBoard } from "../live/useLiveBoard.ts"
 import { runEffect } from "../lib/effect.server.ts"
 import { requireUser } from "../lib/session.server.ts"
-import { organizationOf, principalOf } from "./dashboard/board.server.ts"
+import { crowdSignalsOf, organizationOf, principalOf } from "./dashboard/board.server.ts"
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: `${loaderData?.organization.name ?? "Dashboard"} · statusgrid` }]
 
@@ -23,9 +24,10 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   const organization = organizationOf(viewer, params.org)
   const board = await runEffect(context, request, Effect.gen(function*() {
     const principal = yield* principalOf(viewer, organization.id)
-    return yield* StackBoard.use((b) => b.organization(principal))
+    const board = yield* StackBoard.use((b) => b.organization(principal))
+    return toLiveBoard(board, yield* crowdSignalsOf(boardSourceKeys(board)))
   }))
-  return { organization: { slug: organization.slug, name: organization.name, role: organization.role }, board: toLiveBoard(board) }
+  return { organization: { slug: organization.slug, name: organization.name, role: organization.role }, board }
 }
 
 /** How many rows a stack's card lists before "N more on the stack page". */
@@ -116,6 +118,7 @@ function StackCard({ org, stack }: { readonly org: string; readonly stack: LiveS
       <h2 id={headingId}><Link to={`/dashboard/${org}/stacks/${stack.slug}`}>{stack.name}</Link></h2>
       <HealthBanner banner={stack.health.status} />
       <HealthCounts stack={stack} />
+      {stack.sources.map((source) => <CrowdMarker key={source.key} source={source} />)}
       {shown.length === 0 ? null : (
         <ul className="status-rows" aria-label={`What ${stack.name} shows`}>
           {shown.map((row) => (

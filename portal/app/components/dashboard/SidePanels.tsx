@@ -1,3 +1,4 @@
+import type { ReactNode } from "react"
 import type { BoardIncident, BoardMaintenance } from "#services/orgs/StackBoard.ts"
 import { IncidentList, MaintenanceList } from "./Board.tsx"
 
@@ -10,6 +11,8 @@ export function SidePanels(props: {
   readonly incidents: ReadonlyArray<BoardIncident>
   readonly maintenances: ReadonlyArray<BoardMaintenance>
   readonly quietMaintenance?: boolean
+  /** More panels below (a stack page's report form). */
+  readonly children?: ReactNode
 }) {
   return (
     <aside className="board-side">
@@ -23,6 +26,7 @@ export function SidePanels(props: {
           <MaintenanceList maintenances={props.maintenances} headingId="maintenance-heading" />
         </section>
       )}
+      {props.children}
     </aside>
   )
 }

@@ -95,11 +95,14 @@ export const loadTv = async (context: PortalContext, request: Request, ref: stri
 export const loadShare = async (context: PortalContext, request: Request, token: string) => {
   // Share tokens are 24 random bytes in base64url (services/orgs/Stacks.ts).
   if (!/^[A-Za-z0-9_-]{32}$/.test(token)) throw notFound("shared stack")
-  const screen = await runEffect(context, request, Effect.gen(function*() {
+  const read = await runEffect(context, request, Effect.gen(function*() {
     const found = yield* TvLinks.use((t) => t.share(token))
-    return found === undefined ? undefined : screenData(found, found.stacks[0]?.name ?? "", yield* Clock.currentTimeMillis)
+    return found === undefined ? undefined : {
+      screen: screenData(found, found.stacks[0]?.name ?? "", yield* Clock.currentTimeMillis),
+      sourceKeys: [...new Set(found.stacks.flatMap((s) => s.items.flatMap((i) => i.component?.source_key ?? i.source?.key ?? [])))]
+    }
   }))
-  if (screen === undefined || screen.stacks.length === 0) throw notFound("shared stack")
+  if (read === undefined || read.screen.stacks.length === 0) throw notFound("shared stack")
   const links: ScreenLinks = { state: `/share/${token}/state`, stream: `/api/v1/share/${token}/stream` }
-  return { screen, links }
+  return { screen: read.screen, links, sourceKeys: read.sourceKeys }
 }

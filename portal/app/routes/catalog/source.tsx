@@ -1,4 +1,3 @@
-import { peerHeader } from "#services/api/Crowd/http.ts"
 import { SourceHistories } from "#services/api/SourceHistory.ts"
 import { CrowdReports } from "#services/crowd/CrowdReports.ts"
 import { Sources } from "#services/api/Sources.ts"
@@ -19,10 +18,10 @@ import { CrowdReport, type ReportResult, shownCrowdOf, type ShownRecord } from "
 import { HistoryStrip, percentText, type ShownStrip } from "../../components/catalog/HistoryStrip.tsx"
 import { RelativeTime } from "../../components/RelativeTime.tsx"
 import { StatusBadge } from "../../components/StatusBadge.tsx"
+import { reportProblem } from "../../lib/crowdReport.server.ts"
 import { runEffect } from "../../lib/effect.server.ts"
 import { decodeForm, type FieldErrors, fieldError } from "../../lib/forms.server.ts"
 import { optionalUser, requireCsrf } from "../../lib/session.server.ts"
-import { sessionTokenFrom } from "#services/identity/SessionCookie.ts"
 import catalogCss from "../../components/catalog/catalog.css?url"
 
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: catalogCss }]
@@ -174,42 +173,13 @@ const AddFields = Schema.Struct({
 })
 
 /**
- * Adds the source, or the ticked components, to a stack of the organization (a new one when asked),
+ * A crowd report (`intent=report`, reportProblem), or: adds the source, or the ticked components, to a stack of the organization (a new one when asked),
  * through the Stacks service the API's `POST /stacks` and `POST /stacks/{id}/items` use: the same
  * permission (Admin, Member), plan limits, audit log and errors.
  */
-/**
- * A crowd report from the page, by the same service as `POST /api/v1/sources/{key}/reports`: signed in
- * (the session's CSRF token checked), the person is the reporter, else the address the server saw
- * (`peerHeader`, set by services/api/Portal.ts). React Router refuses another site's POST.
- */
-const report = async (context: Route.ActionArgs["context"], request: Request, key: string, form: FormData) => {
-  const signedIn = sessionTokenFrom(request.headers.get("cookie")) === undefined ? null : await requireCsrf(context, request, form)
-  const text = (name: string) => {
-    const value = form.get(name)
-    return typeof value === "string" && value !== "" ? value : undefined
-  }
-  const outcome = await runEffect(context, request, CrowdReports.use((c) =>
-    c.report({
-      sourceKey: key,
-      symptom: text("symptom") ?? "",
-      componentId: text("component_id"),
-      address: request.headers.get(peerHeader) ?? "unknown",
-      userId: signedIn?.user.id
-    })
-  ).pipe(Effect.result))
-  if (Result.isSuccess(outcome)) {
-    const c = outcome.success.score
-    return { report: true, ok: true, counted: outcome.success.counted, crowd: shownCrowdOf(c) } satisfies ReportResult
-  }
-  const error = outcome.failure
-  const status = error._tag === "RateLimited" ? 429 : error._tag === "NotFound" ? 404 : 400
-  return data<ReportResult>({ report: true, ok: false, error: error.message }, { status })
-}
-
 export async function action({ request, context, params }: Route.ActionArgs): Promise<AddResult | ReturnType<typeof data<AddResult>> | ReportResult | ReturnType<typeof data<ReportResult>>> {
   const form = await request.formData()
-  if (form.get("intent") === "report") return report(context, request, params.key, form)
+  if (form.get("intent") === "report") return reportProblem(context, request, form, params.key)
   const viewer = await requireCsrf(context, request, form)
   const text = (name: string) => {
     const value = form.get(name)

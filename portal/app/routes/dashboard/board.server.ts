@@ -1,4 +1,5 @@
 import type { HistorySubject, HistoryWindow } from "#services/domain/History.ts"
+import { CrowdSignals, type OpenSignal } from "#services/crowd/CrowdSignals.ts"
 import { StatusHistory } from "#services/history/StatusHistory.ts"
 import type { Board } from "#services/orgs/StackBoard.ts"
 import { DateTime, Effect } from "effect"
@@ -7,6 +8,15 @@ import { runEffect } from "../../lib/effect.server.ts"
 import type { Strip } from "../../components/dashboard/HistoryStrip.tsx"
 
 export { organizationOf, principalOf } from "../../lib/member.server.ts"
+
+/**
+ * The crowd's open signals of a board's sources (their markers); whatever keeps them from being read,
+ * the board is shown without markers (logged), never a 500.
+ */
+export const crowdSignalsOf = (keys: ReadonlyArray<string>) =>
+  CrowdSignals.use((c) => c.openFor(keys)).pipe(
+    Effect.catchCause((cause) => Effect.as(Effect.logWarning("board: crowd signals unavailable", cause), new Map<string, OpenSignal>()))
+  )
 
 /** The key of a subject's strip: `source:<key>:<component external id>` or `monitor:<id>`. */
 export const stripKey = (s: HistorySubject) => (s.kind === "monitor" ? `monitor:${s.id}` : `source:${s.id}:${s.component}`)

@@ -4,7 +4,7 @@ import { stackCellsOf } from "#services/domain/StackDurations.ts"
 import { StackAnalyticsReader } from "#services/reports/StackAnalytics.ts"
 import { Clock, Effect } from "effect"
 import { Suspense } from "react"
-import { Await, Link } from "react-router"
+import { Await, data, Link } from "react-router"
 import type { Route } from "./+types/stack.ts"
 import { HealthBanner, StatusBadge } from "../../components/StatusBadge.tsx"
 import { RelativeTime } from "../../components/RelativeTime.tsx"
@@ -19,11 +19,14 @@ import {
 import stylesheet from "../../components/dashboard/dashboard.css?url"
 import { SidePanels } from "../../components/dashboard/SidePanels.tsx"
 import { HistoryStrip, type Strip, StripSkeleton } from "../../components/dashboard/HistoryStrip.tsx"
-import { toLiveBoard } from "../../live/board.ts"
+import { boardSourceKeys, toLiveBoard } from "../../live/board.ts"
+import { CrowdMarker } from "../../components/dashboard/CrowdMarker.tsx"
+import { ReportProblem } from "../../components/crowd/ReportProblem.tsx"
+import { reportableSources, reportProblem } from "../../lib/crowdReport.server.ts"
 import { useLiveBoard } from "../../live/useLiveBoard.ts"
 import { runEffect } from "../../lib/effect.server.ts"
 import { requireUser } from "../../lib/session.server.ts"
-import { historyOf, itemStripKeys, organizationOf, principalOf, subjectsOf } from "./board.server.ts"
+import { crowdSignalsOf, historyOf, itemStripKeys, organizationOf, principalOf, subjectsOf } from "./board.server.ts"
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [
   { title: `${loaderData?.board.stacks[0]?.name ?? "Stack"} · ${loaderData?.organization.name ?? ""} · statusgrid` }
@@ -40,9 +43,10 @@ export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: styl
 export async function loader({ request, context, params }: Route.LoaderArgs) {
   const viewer = await requireUser(context, request)
   const organization = organizationOf(viewer, params.org)
-  const { board, principal } = await runEffect(context, request, Effect.gen(function*() {
+  const { board, crowd, principal } = await runEffect(context, request, Effect.gen(function*() {
     const principal = yield* principalOf(viewer, organization.id)
-    return { board: yield* StackBoard.use((b) => b.stack(principal, params.slug)), principal }
+    const board = yield* StackBoard.use((b) => b.stack(principal, params.slug))
+    return { board, crowd: yield* crowdSignalsOf(boardSourceKeys(board)), principal }
   }))
   const window: HistoryWindow = new URL(request.url).searchParams.get("window") === "90d" ? "90d" : "24h"
   const history = historyOf(context, request, subjectsOf(board), window)
@@ -64,16 +68,27 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   })
   return {
     organization: { slug: organization.slug, name: organization.name },
-    board: toLiveBoard(board),
+    reportable: await reportableSources(context, request, boardSourceKeys(board)),
+    board: toLiveBoard(board, crowd),
     window,
     history,
     stackStrip
   }
 }
 
+/** A member's crowd report about one of the stack's services (ReportProblem): the person is the reporter. */
+export async function action({ request, context, params }: Route.ActionArgs) {
+  const viewer = await requireUser(context, request)
+  organizationOf(viewer, params.org)
+  const form = await request.formData()
+  if (form.get("intent") !== "report") throw data({ message: "unknown intent" }, { status: 400 })
+  const source = form.get("source")
+  return reportProblem(context, request, form, typeof source === "string" ? source : "")
+}
+
 const windowMs: Record<HistoryWindow, number> = { "24h": 24 * 3_600_000, "90d": 90 * 24 * 3_600_000 }
 
-export default function StackPage({ loaderData }: Route.ComponentProps) {
+export default function StackPage({ loaderData, actionData }: Route.ComponentProps) {
   const { organization, window } = loaderData
   const slug = loaderData.board.stacks[0]!.slug
   const { board, state, updatedAt } = useLiveBoard(loaderData.board, organization.slug, slug)
@@ -129,6 +144,7 @@ export default function StackPage({ loaderData }: Route.ComponentProps) {
                   {source.status_page_url === null ? null : <> · <a href={source.status_page_url} rel="noreferrer noopener" target="_blank">official status page</a></>}
                   {source.whole ? " · whole source" : null}
                 </p>
+                <CrowdMarker source={source} />
                 <ul className="component-rows" aria-label={`Components of ${source.name}`}>
                   {source.components.map((c) => (
                     <li key={c.external_id} className="component-row" data-component={c.external_id}>
@@ -166,7 +182,9 @@ export default function StackPage({ loaderData }: Route.ComponentProps) {
             </section>
           )}
         </div>
-        <SidePanels incidents={board.incidents} maintenances={board.maintenances} />
+        <SidePanels incidents={board.incidents} maintenances={board.maintenances}>
+          <ReportProblem sources={loaderData.reportable} result={actionData} />
+        </SidePanels>
       </div>
     </section>
   )

@@ -1,4 +1,8 @@
+import { data } from "react-router"
 import type { Route } from "./+types/page.ts"
+import type { ReportResult } from "../../components/catalog/CrowdReport.tsx"
+import { ReportProblem } from "../../components/crowd/ReportProblem.tsx"
+import { reportableSources, reportProblem } from "../../lib/crowdReport.server.ts"
 import { HealthBanner } from "../../components/StatusBadge.tsx"
 import { Incidents } from "../../components/tv/Incidents.tsx"
 import { Items } from "../../components/tv/Items.tsx"
@@ -21,11 +25,26 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [
 export const headers: Route.HeadersFunction = () => noindex
 
 export async function loader({ request, context, params }: Route.LoaderArgs) {
-  return loadShare(context, request, params.token)
+  const { screen, links, sourceKeys } = await loadShare(context, request, params.token)
+  return { screen, links, reportable: await reportableSources(context, request, sourceKeys) }
+}
+
+/**
+ * A visitor's crowd report about one of the shared stack's services (anonymous: the address the
+ * server saw). A revoked link is a 404 here too, and only the stack's own services are taken.
+ */
+export async function action({ request, context, params }: Route.ActionArgs) {
+  const { sourceKeys } = await loadShare(context, request, params.token)
+  const form = await request.formData()
+  const source = form.get("source")
+  if (form.get("intent") !== "report" || typeof source !== "string" || !sourceKeys.includes(source)) {
+    return data<ReportResult>({ report: true, ok: false, error: "source must be one of the services this page shows" }, { status: 400, headers: noindex })
+  }
+  return reportProblem(context, request, form, source)
 }
 
 /** A public stack's live status: its banner, components and their sources' open incidents; nothing else of the organization. */
-export default function SharePage({ loaderData }: Route.ComponentProps) {
+export default function SharePage({ loaderData, actionData }: Route.ComponentProps) {
   const { screen, connection, updatedAt } = useLiveScreen(loaderData.screen, loaderData.links)
   const stack = screen.stacks[0]!
   return (
@@ -50,6 +69,7 @@ export default function SharePage({ loaderData }: Route.ComponentProps) {
           ? <p className="muted">No open incidents at the providers of this stack.</p>
           : <Incidents incidents={screen.incidents} />}
       </section>
+      <ReportProblem sources={loaderData.reportable} result={actionData} />
       <p className="muted share-foot">A read-only page shared from statusgrid. It updates by itself.</p>
       <noscript>
         <meta httpEquiv="refresh" content="30" />
