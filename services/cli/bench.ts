@@ -5,6 +5,9 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { analyticsBenchServices, runAnalyticsBench } from "../../bench/analytics.ts"
 import { apiBenchServer, runApiBench } from "../../bench/api.ts"
+import { runDetection, runIngest, runServiceCheck } from "../../bench/crowd.ts"
+import { CrowdReports } from "../crowd/CrowdReports.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
 import { runHistoryBench } from "../../bench/history.ts"
 import { runMonitorsBench } from "../../bench/monitors.ts"
 import { runNotifyBench } from "../../bench/notify.ts"
@@ -298,7 +301,100 @@ const portal = Command.make(
   "Server-render the dashboard (10 stacks x 50 components), the catalog and a source page at N concurrent, with and without the micro-cache; Lighthouse and the dashboard's first-load JavaScript in Chromium"
 ))
 
+/** A MIN-MAX (or N) flag of non-negative numbers. */
+const range = (name: string, description: string, fallback: string) =>
+  Flag.String(name).pipe(
+    Flag.withDescription(description),
+    Flag.filter((s) => /^\d+(\.\d+)?(-\d+(\.\d+)?)?$/.test(s), (s) => `--${name} ${s} is not N or MIN-MAX`),
+    Flag.withDefault(fallback)
+  )
+const rangeOf = (s: string): readonly [number, number] => {
+  const [a, b] = s.split("-").map(Number)
+  return [a!, b ?? a!]
+}
+
+const crowd = Command.make(
+  "crowd",
+  {
+    only: Flag.Literals("only", ["all", "detection", "service", "ingest"]).pipe(
+      Flag.withDescription("Run one part: detection (in memory), service (the detector against CrowdReports), ingest (the API)"),
+      Flag.withDefault("all" as const)
+    ),
+    sources: count("sources", "Detection: sources", 500),
+    days: count("days", "Detection: days of the period (4 weeks of history before it)", 30),
+    outages: count("outages", "Detection: simulated outages over random sources and times", 100, 0),
+    lead: count("lead", "Minutes the reports start before the official flip", 5, 0),
+    ramp: count("ramp", "Minutes from the first reports to the peak rate", 2, 0),
+    peak: range("peak", "Reporters per 10 minutes at an outage's peak for an average source, MIN-MAX (times the source's scale)", "20-40"),
+    duration: range("outage-minutes", "Outage durations, MIN-MAX minutes", "15-120"),
+    scaleSigma: Flag.Finite("scale-sigma").pipe(
+      Flag.withDescription("Spread of the sources' sizes: σ of the log of their scale (0: all average)"),
+      Flag.withDefault(0.5)
+    ),
+    seed: Flag.Int("seed").pipe(Flag.withDefault(17)),
+    serviceSources: count("service-sources", "Service check: sources", 3),
+    serviceHours: count("service-hours", "Service check: hours of reports through CrowdReports.report", 6),
+    rate: count("rate", "Ingest: reports per second (open loop)", 2000),
+    ingestDuration: count("ingest-duration", "Ingest: measured seconds of sending", 10),
+    ingestWarmup: count("ingest-warmup", "Ingest: seconds of sending at the rate before the measured ones", 3, 0),
+    ingestSources: count("ingest-sources", "Ingest: sources the reports are spread over", 500)
+  },
+  Effect.fn(function*(o) {
+    const world = {
+      sources: o.sources,
+      days: o.days,
+      outages: o.outages,
+      leadMinutes: o.lead,
+      rampMinutes: o.ramp,
+      peak: rangeOf(o.peak),
+      durationMinutes: rangeOf(o.duration),
+      scaleSigma: o.scaleSigma,
+      seed: o.seed
+    }
+    const detection = o.only === "all" || o.only === "detection" ? runDetection(world) : undefined
+    const service = o.only === "all" || o.only === "service"
+      ? yield* runServiceCheck({
+        sources: o.serviceSources,
+        hours: o.serviceHours,
+        leadMinutes: o.lead,
+        rampMinutes: o.ramp,
+        peak: rangeOf(o.peak),
+        seed: o.seed
+      }).pipe(
+        Effect.provide(CrowdReports.layer.pipe(Layer.provideMerge(SecretBox.layer))),
+        Effect.provide(benchStoresLayer),
+        Effect.scoped,
+        inBenchEnvironment({ CROWD_REPORTS_PER_MINUTE: "100000000" }, ["CROWD_REPORTS_PER_MINUTE"])
+      )
+      : undefined
+    const ingest = o.only === "all" || o.only === "ingest"
+      ? yield* runIngest({ rate: o.rate, warmupS: o.ingestWarmup, durationS: o.ingestDuration, sources: o.ingestSources }).pipe(
+        Effect.provide(apiBenchServer),
+        Effect.provide(benchStoresLayer),
+        Effect.scoped,
+        inBenchEnvironment({ ...noRateLimit, CROWD_REPORTS_PER_MINUTE: "100000000" }, ["API_RATE_LIMIT_PER_MINUTE", "CROWD_REPORTS_PER_MINUTE"])
+      )
+      : undefined
+    const command = `statusgrid bench crowd${o.only === "all" ? "" : ` --only ${o.only}`}` +
+      (o.only === "all" || o.only === "detection"
+        ? ` --sources ${o.sources} --days ${o.days} --outages ${o.outages} --lead ${o.lead} --ramp ${o.ramp} --peak ${o.peak}` +
+          ` --outage-minutes ${o.duration} --scale-sigma ${o.scaleSigma} --seed ${o.seed}`
+        : "") +
+      (o.only === "all" || o.only === "service" ? ` --service-sources ${o.serviceSources} --service-hours ${o.serviceHours}` : "") +
+      (o.only === "all" || o.only === "ingest" ? ` --rate ${o.rate} --ingest-duration ${o.ingestDuration} --ingest-warmup ${o.ingestWarmup} --ingest-sources ${o.ingestSources}` : "")
+    yield* Console.log(JSON.stringify({
+      bench: "crowd",
+      command,
+      ...(detection === undefined ? {} : { detection }),
+      ...(service === undefined ? {} : { service }),
+      ...(ingest === undefined ? {} : { ingest })
+    }))
+  })
+).pipe(Command.withDescription(
+  "Simulated crowd reports: detection share, median lead and false alarms over N sources and D days (in memory, the service's functions), the same decisions through CrowdReports, and the report API's ingest rate"
+))
+
 export const bench = Command.make("bench").pipe(
   Command.withDescription("Benchmarks; each prints one JSON line"),
-  Command.withSubcommands([poller, monitors, api, notify, history, analytics, portalLive, portal])
+  Command.withSubcommands([poller, monitors, api, notify, history, analytics, portalLive, portal, crowd])
 )
