@@ -46,10 +46,13 @@ export interface CorroborationScope {
   readonly at: number
 }
 
+/** How recent a monitor's failure must be to corroborate reports (it began with the trouble). */
+export const corroborationMs = 60 * 60_000
+
 /**
  * Organizations whose website monitors of the source's provider are failing at `at`: they
- * corroborate reports (decision 0014, step 4). A later slice (monitors matched to providers) fills
- * it; until then `CrowdCorroboration.none` says 0 everywhere.
+ * corroborate reports (decision 0014, step 4). `monitors` reads them from PostgreSQL; `none` says 0
+ * (tests of the reports alone).
  */
 export class CrowdCorroboration extends Context.Service<CrowdCorroboration, {
   failingMonitorOrganizations(scope: CorroborationScope): Effect.Effect<number>
@@ -57,7 +60,38 @@ export class CrowdCorroboration extends Context.Service<CrowdCorroboration, {
   static readonly none = Layer.succeed(CrowdCorroboration, CrowdCorroboration.of({
     failingMonitorOrganizations: () => Effect.succeed(0)
   }))
+
+  /**
+   * A monitor watches the provider when its URL's host is the host of the source's `service_url`
+   * (a leading `www.` dropped) or one under it (`api.acme.com` for `https://www.acme.com`); it is
+   * failing at `at` when it is down or degraded, in that state since at most `corroborationMs`
+   * before `at`. Organizations are counted, not monitors: one organization with ten monitors of the
+   * provider counts once. The same count serves the source, its components and its regions.
+   */
+  static readonly monitors = Layer.effect(CrowdCorroboration, Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const decode = rowsOf("monitors", Schema.Struct({ organizations: Schema.Number }))
+    const host = (column: string) => sql.literal(`lower(substring(${column} from '^[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^@/]*@)?([^/:?#]+)'))`)
+    return CrowdCorroboration.of({
+      failingMonitorOrganizations: (scope) =>
+        sql`
+          WITH provider AS (
+            SELECT regexp_replace(${host("s.service_url")}, '^www\.', '') AS host
+            FROM sources s WHERE s.id = ${scope.sourceId} AND s.service_url IS NOT NULL
+          )
+          SELECT count(DISTINCT m.organization_id)::float8 AS organizations
+          FROM monitors m JOIN provider p ON p.host IS NOT NULL AND p.host <> ''
+          WHERE m.state IN ('down', 'degraded')
+            AND m.last_changed_at > ${new Date(scope.at - corroborationMs)} AND m.last_changed_at <= ${new Date(scope.at)}
+            AND (${host("m.url")} = p.host OR right(${host("m.url")}, length(p.host) + 1) = '.' || p.host)`.pipe(
+          Effect.flatMap(decode),
+          Effect.map((rows) => rows[0]?.organizations ?? 0),
+          Effect.orDie
+        )
+    })
+  }))
 }
+
 
 /**
  * Users' reports of problems with catalog sources, and the crowd's score (services/crowd/README.md):
@@ -324,6 +358,6 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     return CrowdReports.of({ report, score, record, reportable })
   }))
 
-  /** Over PostgreSQL, the bus and the secrets key, with its signals, without corroboration yet. */
-  static readonly layer = CrowdReports.layerNoDeps.pipe(Layer.provideMerge(CrowdSignals.layer), Layer.provide(CrowdCorroboration.none))
+  /** Over PostgreSQL, the bus and the secrets key, with its signals and the organizations' monitors' corroboration. */
+  static readonly layer = CrowdReports.layerNoDeps.pipe(Layer.provideMerge(CrowdSignals.layer), Layer.provide(CrowdCorroboration.monitors))
 }

@@ -251,5 +251,39 @@ describe("crowd reports", () => {
       }).pipe(Effect.provide(CrowdReports.layer.pipe(
         Layer.provide(Layer.succeed(SecretBox, SecretBox.fromKey(Buffer.from(secretsKey, "base64"))))
       ))))
+
+    it.effect("organizations whose monitors of the provider's endpoints fail at the same time corroborate the reports, each once", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient
+        const source = yield* catalogSource(1)
+        yield* sql`UPDATE sources SET service_url = 'https://www.birch-mail.example/app' WHERE id = ${source.id}`
+        const org = (slug: string) =>
+          sql<{ id: string }>`INSERT INTO organizations (name, slug) VALUES (${slug}, ${slug}) RETURNING id`.pipe(Effect.map((r) => r[0]!.id))
+        const monitor = (orgId: string, url: string, state: string, changedMinutesAgo: number) =>
+          sql`INSERT INTO monitors (organization_id, name, url, state, last_changed_at)
+            VALUES (${orgId}::uuid, ${url}, ${url}, ${state}, now() - ${changedMinutesAgo} * interval '1 minute')`
+        const tag = Math.random().toString(36).slice(2, 8)
+        const [a, b, c, d] = [yield* org(`corr-a-${tag}`), yield* org(`corr-b-${tag}`), yield* org(`corr-c-${tag}`), yield* org(`corr-d-${tag}`)]
+        // Two organizations whose monitors of the provider fail now (one of them with two such monitors)…
+        yield* monitor(a, "https://api.birch-mail.example/health", "down", 3)
+        yield* monitor(a, "https://birch-mail.example/", "degraded", 2)
+        yield* monitor(b, "https://smtp.birch-mail.example:8443/ping", "down", 5)
+        // …and what does not count: another host that merely ends alike, a monitor up, a failure of yesterday.
+        yield* monitor(c, "https://notbirch-mail.example/", "down", 1)
+        yield* monitor(c, "https://api.birch-mail.example/", "up", 1)
+        yield* monitor(d, "https://api.birch-mail.example/old", "down", 24 * 60)
+
+        yield* awayFromBoundary(crowdDefaults.windowMs, 30)
+        // No report, no corroboration: monitors corroborate reports, they are not reporters.
+        const quiet = yield* send("GET", `/sources/${source.key}/crowd`, "127.0.0.1")
+        assert.include(quiet.body, { confidence: 0, corroborating: 0 })
+        for (let n = 1; n <= 3; n++) assert.strictEqual((yield* report(source.key, `127.0.${120 + n}.1`, { symptom: "down" })).status, 202)
+        const score = yield* send("GET", `/sources/${source.key}/crowd`, "127.0.0.1")
+        const usual = usualByHourOfWeek([], crowdDefaults.baselineWeeks)[hourOfWeekOf(Date.now())]!
+        const expected = crowdScore({ networks: [1, 1, 1], usual, failingMonitorOrganizations: 2 })
+        assert.include(score.body, { reporters: 3, corroborating: 2, confidence: expected.confidence, reason: crowdReason(expected) })
+        assert.isAbove(score.body.confidence, crowdScore({ networks: [1, 1, 1], usual, failingMonitorOrganizations: 0 }).confidence)
+        assert.include(score.body.reason, "monitors of 2 organizations failing too")
+      }))
   })
 })
