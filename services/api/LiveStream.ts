@@ -9,6 +9,7 @@ import { Sessions } from "../identity/Sessions.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
 import { LiveTargets, type StackRef } from "../orgs/LiveTargets.ts"
 import { type LiveFilter, LiveHub, type LiveMessage } from "../platform/LiveHub.ts"
+import { keyLimitMessage, rateLimitedResponse } from "./RateLimited.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 
 const shareTokenPattern = /^[A-Za-z0-9_-]{32}$/
@@ -123,10 +124,7 @@ export const LiveStreamRoutes = HttpRouter.use(Effect.fn(function*(router) {
       }
       const decision = yield* limiter.take(principal.actor.id)
       if (!decision.allowed) {
-        return HttpServerResponse.jsonUnsafe(
-          { code: "rate_limited", message: `too many requests for this API key; retry after ${decision.retryAfterS} s`, retry_after_s: decision.retryAfterS },
-          { status: 429, headers: { "retry-after": String(decision.retryAfterS) } }
-        )
+        return rateLimitedResponse(keyLimitMessage(decision.retryAfterS), decision.retryAfterS)
       }
       organization = yield* targets.organization(ref)
       if (organization?.id !== principal.organization_id) return notFound

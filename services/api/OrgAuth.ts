@@ -1,9 +1,10 @@
 import { Effect, Layer, Redacted } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpServerRequest } from "effect/http"
 import { OrgAuth } from "../domain/api/Auth.ts"
-import { type ErrorBody, Unauthorized } from "../domain/api/Errors.ts"
+import { Unauthorized } from "../domain/api/Errors.ts"
 import { CurrentPrincipal } from "../domain/Principal.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
+import { keyLimitMessage, rateLimitedResponse } from "./RateLimited.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 
 /** The caller's address: the socket's peer (statusgrid does not trust X-Forwarded-For unless told to). */
@@ -35,14 +36,7 @@ export const OrgAuthLive = Layer.effect(
         }
         const decision = yield* limiter.take(principal.actor.id)
         if (!decision.allowed) {
-          return HttpServerResponse.jsonUnsafe(
-            {
-              code: "rate_limited",
-              message: `too many requests for this API key; retry after ${decision.retryAfterS} s`,
-              retry_after_s: decision.retryAfterS
-            } satisfies ErrorBody & { retry_after_s: number },
-            { status: 429, headers: { "retry-after": String(decision.retryAfterS) } }
-          )
+          return rateLimitedResponse(keyLimitMessage(decision.retryAfterS), decision.retryAfterS)
         }
         return yield* Effect.provideService(httpEffect, CurrentPrincipal, principal)
       })

@@ -1,9 +1,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { crowdDefaults, crowdScore, hourOfWeekOf, usualByHourOfWeek } from "../../services/domain/CrowdScore.ts"
+import { crowdDefaults } from "../../services/domain/CrowdScore.ts"
 import { call, newTenant } from "../support/api.ts"
-import { awayFromBoundary, report } from "../support/crowd.ts"
+import { awayFromBoundary, confidenceOf, report } from "../support/crowd.ts"
 import { arrivals, at, bodies, newRule, notifierLayer, sleep, webhookChannel } from "../support/notifierHarness.ts"
 
 /**
@@ -13,14 +13,6 @@ import { arrivals, at, bodies, newRule, notifierLayer, sleep, webhookChannel } f
  */
 
 const TestLayer = notifierLayer({ name: "crowd-rules" })
-
-/** The model's confidence for `n` reporters from `n` networks, with no history. */
-const confidenceOf = (n: number) =>
-  crowdScore({
-    networks: Array.from({ length: n }, () => 1),
-    usual: usualByHourOfWeek([], crowdDefaults.baselineWeeks)[hourOfWeekOf(Date.now())]!,
-    failingMonitorOrganizations: 0
-  }).confidence
 
 describe("crowd signal rules", () => {
   layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("reports → signal → event stream → rules → webhooks", (it) => {

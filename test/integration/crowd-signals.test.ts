@@ -7,12 +7,12 @@ import { CrowdReports } from "../../services/crowd/CrowdReports.ts"
 import { CrowdSignals } from "../../services/crowd/CrowdSignals.ts"
 import * as CrowdWorker from "../../services/crowd/CrowdWorker.ts"
 import { crowdRecord, followMs, recordSentence } from "../../services/domain/CrowdRecord.ts"
-import { crowdDefaults, crowdScore, hourOfWeekOf, usualByHourOfWeek } from "../../services/domain/CrowdScore.ts"
+import { crowdDefaults } from "../../services/domain/CrowdScore.ts"
 import type { CrowdEvent, StatusEvent } from "../../services/domain/Event.ts"
 import { Bus } from "../../services/platform/Bus.ts"
 import { RedisKeys } from "../../services/platform/RedisKeys.ts"
 import { apiServer } from "../support/api.ts"
-import { awayFromBoundary, report, send } from "../support/crowd.ts"
+import { awayFromBoundary, confidenceOf, report, send } from "../support/crowd.ts"
 import { eventually } from "../support/eventually.ts"
 import { catalogSource } from "../support/orgRecords.ts"
 import { withConfig } from "../support/stores.ts"
@@ -27,14 +27,6 @@ import { withConfig } from "../support/stores.ts"
 
 const secretsKey = randomBytes(32).toString("base64")
 const services = crowdReportsLayer.pipe(Layer.provide(withConfig({ SECRETS_KEY: secretsKey })))
-
-/** The confidence of `n` reporters from `n` networks with no history (the model's). */
-const confidenceOf = (n: number) =>
-  crowdScore({
-    networks: Array.from({ length: n }, () => 1),
-    usual: usualByHourOfWeek([], crowdDefaults.baselineWeeks)[hourOfWeekOf(Date.now())]!,
-    failingMonitorOrganizations: 0
-  }).confidence
 
 /** The crowd events of the stream entries a consumer group reads from its creation on. */
 const crowdEventsOf = (group: string) =>

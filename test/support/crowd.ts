@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { request } from "node:http"
+import { crowdDefaults, crowdScore, hourOfWeekOf, usualByHourOfWeek } from "../../services/domain/CrowdScore.ts"
 import { sessionCookieName } from "../../services/identity/SessionCookie.ts"
 import { ApiBase, type Reply } from "./api.ts"
 
@@ -52,3 +53,10 @@ export const awayFromBoundary = (periodMs: number, seconds: number) =>
     if (left < seconds * 1000) yield* Effect.sleep(left + 500)
   })
 
+/** The model's confidence for `n` reporters from `n` networks with no history. */
+export const confidenceOf = (n: number) =>
+  crowdScore({
+    networks: Array.from({ length: n }, () => 1),
+    usual: usualByHourOfWeek([], crowdDefaults.baselineWeeks)[hourOfWeekOf(Date.now())]!,
+    failingMonitorOrganizations: 0
+  }).confidence

@@ -1,12 +1,13 @@
 import { Effect, Layer } from "effect"
-import { type HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { CrowdReports } from "../../crowd/CrowdReports.ts"
 import { Api } from "../../domain/api/Api.ts"
-import type { ErrorBody, RateLimited } from "../../domain/api/Errors.ts"
+import type { RateLimited } from "../../domain/api/Errors.ts"
 import { sessionTokenFrom } from "../../identity/SessionCookie.ts"
 import { Sessions } from "../../identity/Sessions.ts"
 import { SecretBox } from "../../platform/SecretBox.ts"
+import { rateLimitedResponse } from "../RateLimited.ts"
 
 /**
  * The reporter's address: the socket's peer. statusgrid has no trusted-proxy setting, so
@@ -26,12 +27,8 @@ export const peerHeader = "x-statusgrid-peer"
 /** The crowd reports service over the server's secrets key: one value, given to the API's handlers and to the portal. */
 export const crowdReportsLayer = CrowdReports.layer.pipe(Layer.provide(SecretBox.layer))
 
-/** 429 with Retry-After and the API's error body, as the API key limiter answers (services/api/OrgAuth.ts). */
-const tooMany = (error: RateLimited) =>
-  HttpServerResponse.jsonUnsafe(
-    { code: error.code, message: error.message, retry_after_s: error.retry_after_s } satisfies ErrorBody & { retry_after_s: number },
-    { status: 429, headers: { "retry-after": String(error.retry_after_s) } }
-  )
+/** 429 with Retry-After and the API's error body, as the API key limiter answers. */
+const tooMany = (error: RateLimited) => rateLimitedResponse(error.message, error.retry_after_s)
 
 /** Handlers of the `crowd` group: reports and the score of catalog sources (public; a portal session makes the person the reporter). */
 export const CrowdHttpNoDeps = HttpApiBuilder.group(

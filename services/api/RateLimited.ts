@@ -1,0 +1,15 @@
+import { HttpServerResponse } from "effect/http"
+import type { ErrorBody } from "../domain/api/Errors.ts"
+
+/**
+ * The API's 429: `Retry-After` and the error body `{ code: "rate_limited", message, retry_after_s }`,
+ * whichever limit said no (an API key's requests, a live stream's, an address's crowd reports).
+ */
+export const rateLimitedResponse = (message: string, retryAfterS: number) =>
+  HttpServerResponse.jsonUnsafe(
+    { code: "rate_limited", message, retry_after_s: retryAfterS } satisfies ErrorBody & { retry_after_s: number },
+    { status: 429, headers: { "retry-after": String(retryAfterS) } }
+  )
+
+/** The message of a key's limit, the same in every answer. */
+export const keyLimitMessage = (retryAfterS: number) => `too many requests for this API key; retry after ${retryAfterS} s`
