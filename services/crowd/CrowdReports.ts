@@ -134,13 +134,14 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       component_id: Schema.NullOr(Schema.String),
       region: Schema.NullOr(Schema.String)
     }))
-    const decodeHours = rowsOf("crowd_reports", Schema.Struct({
+    const HourRow = Schema.Struct({
       hour_ms: Schema.Number,
       component_id: Schema.NullOr(Schema.String),
       region: Schema.NullOr(Schema.String),
       scope: Schema.Literals(["source", "component", "region"]),
       reporters: Schema.Number
-    }))
+    })
+    const decodeHours = rowsOf("crowd_reports", HourRow)
     const decodeNames = rowsOf("components", Schema.Struct({ id: Schema.String, name: Schema.String }))
     const decodeInserted = rowsOf("crowd_reports", Schema.Struct({ id: Schema.String }))
 
@@ -191,6 +192,10 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       }
     })
 
+    /** The baseline hours' rows by source and hour (`source id|hour start`), oldest entries dropped first. */
+    const baselines = new Map<string, ReadonlyArray<typeof HourRow.Type>>()
+    const baselineCacheSize = 20_000
+
     type Reporters = Map<string, string>
     /** The figures of one scope from its reporters (reporter → network) and usual. */
     const figures = (reporters: Reporters, usual: number, failing: number) => {
@@ -235,7 +240,9 @@ export class CrowdReports extends Context.Service<CrowdReports, {
         const from = hourStart - (i + 1) * weekMs
         return sql`(created_at >= ${new Date(from)} AND created_at < ${new Date(from + 3_600_000)})`
       })
-      const hours = yield* sql`
+      const cacheKey = `${source.id}|${hourStart}`
+      const cached = baselines.get(cacheKey)
+      const hours = cached ?? (yield* sql`
         SELECT hour_ms, component_id, region,
           CASE WHEN GROUPING(component_id) = 0 THEN 'component' WHEN GROUPING(region) = 0 THEN 'region' ELSE 'source' END AS scope,
           count(DISTINCT reporter_hash)::float8 AS reporters
@@ -243,7 +250,12 @@ export class CrowdReports extends Context.Service<CrowdReports, {
           SELECT floor(extract(epoch FROM created_at) / 3600)::float8 * 3600000 AS hour_ms, component_id, region, reporter_hash
           FROM crowd_reports WHERE source_id = ${source.id} AND ${sql.or(ranges)}
         ) r
-        GROUP BY GROUPING SETS ((hour_ms), (hour_ms, component_id), (hour_ms, region))`.pipe(Effect.flatMap(decodeHours))
+        GROUP BY GROUPING SETS ((hour_ms), (hour_ms, component_id), (hour_ms, region))`.pipe(Effect.flatMap(decodeHours)))
+      if (cached === undefined) {
+        // Past weeks' hours do not change: one read per source and hour, whatever the number of reports.
+        if (baselines.size >= baselineCacheSize) baselines.delete(baselines.keys().next().value!)
+        baselines.set(cacheKey, hours)
+      }
       const usualOf = (keep: (row: typeof hours[number]) => boolean) =>
         usualByHourOfWeek(
           hours.filter(keep).map((h) => ({ hourOfWeek: hourOfWeekOf(h.hour_ms), reporters: h.reporters })),
@@ -275,9 +287,8 @@ export class CrowdReports extends Context.Service<CrowdReports, {
         window_minutes: p.windowMs / 60_000,
         ...figures(all, usualOf((h) => h.scope === "source"), yield* failing({})),
         components: components.toSorted(byConfidence),
-        regions: regions.toSorted(byConfidence),
-        signal: yield* signals.open(source.id)
-      } satisfies CrowdSourceScore
+        regions: regions.toSorted(byConfidence)
+      } satisfies Omit<CrowdSourceScore, "signal">
     })
 
     const report = Effect.fn("CrowdReports.report")(function*(input: ReportInput) {
@@ -331,7 +342,8 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     const score = Effect.fn("CrowdReports.score")(function*(sourceKey: string, at?: number) {
       const now = at ?? (yield* Clock.currentTimeMillis)
       const source = yield* findSource(sourceKey)
-      return yield* scoreOf(source, now).pipe(Effect.orDie)
+      const figures = yield* scoreOf(source, now).pipe(Effect.orDie)
+      return { ...figures, signal: yield* signals.open(source.id) } satisfies CrowdSourceScore
     })
 
     const record = Effect.fn("CrowdReports.record")(function*(sourceKey: string, at?: number) {
