@@ -38,11 +38,9 @@ export interface ReportInput {
   readonly userId?: string | undefined
 }
 
-/** What the corroboration of a score is asked about: a source, or one of its components or regions, at one moment. */
+/** What the corroboration of a score is asked about: a source at one moment (its components and regions take the same). */
 export interface CorroborationScope {
   readonly sourceId: string
-  readonly componentId?: string | undefined
-  readonly region?: string | undefined
   readonly at: number
 }
 
@@ -263,8 +261,8 @@ export class CrowdReports extends Context.Service<CrowdReports, {
           p
         )[hourOfWeek]!
 
-      const failing = (scope: Omit<CorroborationScope, "sourceId" | "at">) =>
-        corroboration.failingMonitorOrganizations({ sourceId: source.id, at: now, ...scope })
+      // Monitors watch the provider, not one of its components or regions: one count for every scope (one query).
+      const failingNow = yield* corroboration.failingMonitorOrganizations({ sourceId: source.id, at: now })
 
       const componentIds = [...byComponent.keys()]
       const names = componentIds.length === 0 ? [] : yield* sql`
@@ -274,18 +272,18 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       const components: Array<CrowdComponentScore> = []
       for (const [id, reporters] of byComponent) {
         const usual = usualOf((h) => h.scope === "component" && h.component_id === id)
-        components.push({ id, name: nameOf.get(id) ?? "", ...figures(reporters, usual, yield* failing({ componentId: id })) })
+        components.push({ id, name: nameOf.get(id) ?? "", ...figures(reporters, usual, failingNow) })
       }
       const regions: Array<CrowdRegionScore> = []
       for (const [region, reporters] of byRegion) {
         const usual = usualOf((h) => h.scope === "region" && h.region === region)
-        regions.push({ region, ...figures(reporters, usual, yield* failing({ region })) })
+        regions.push({ region, ...figures(reporters, usual, failingNow) })
       }
       return {
         key: source.key,
         at: new Date(now).toISOString(),
         window_minutes: p.windowMs / 60_000,
-        ...figures(all, usualOf((h) => h.scope === "source"), yield* failing({})),
+        ...figures(all, usualOf((h) => h.scope === "source"), failingNow),
         components: components.toSorted(byConfidence),
         regions: regions.toSorted(byConfidence)
       } satisfies Omit<CrowdSourceScore, "signal">
