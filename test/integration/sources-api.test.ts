@@ -564,6 +564,7 @@ describe("sources API", () => {
           "/api/v1/sources/{key}/analytics",
           "/api/v1/sources/{key}/components",
           "/api/v1/sources/{key}/crowd",
+          "/api/v1/sources/{key}/crowd/record",
           "/api/v1/sources/{key}/history",
           "/api/v1/sources/{key}/incidents",
           "/api/v1/sources/{key}/maintenances",
@@ -586,6 +587,7 @@ describe("sources API", () => {
         assert.deepStrictEqual(params("/api/v1/sources/{key}/history"), ["path:key", "query:window"])
         assert.deepStrictEqual(params("/api/v1/sources/{key}/analytics"), ["path:key", "query:from", "query:to"])
         assert.deepStrictEqual(params("/api/v1/sources/{key}/crowd"), ["path:key"])
+        assert.deepStrictEqual(params("/api/v1/sources/{key}/crowd/record"), ["path:key"])
         const category = doc.paths["/api/v1/sources"]!.get.parameters[0]!
         assert.deepStrictEqual(category.schema.enum, ["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"])
         assert.deepStrictEqual(Object.keys(doc.paths["/api/v1/sources/{key}"]!.get.responses).toSorted(), ["200", "400", "404", "413", "415", "500"])
