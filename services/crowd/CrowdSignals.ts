@@ -52,6 +52,14 @@ const signalColumns = (sql: SqlClient) => sql.literal(`
   g.id, g.source_id, s.key AS source_key, s.name AS source_name, s.status AS source_status, g.started_at, g.ended_at,
   g.start_confidence, g.peak_confidence, g.end_confidence, g.reason, g.start_published, g.end_published`)
 
+const openSignalOf = (row: SignalRow): OpenSignal => ({
+  id: row.id,
+  started_at: row.started_at.toISOString(),
+  start_confidence: row.start_confidence,
+  peak_confidence: row.peak_confidence,
+  reason: row.reason
+})
+
 const eventOf = (row: SignalRow, type: CrowdEvent["type"]): CrowdEvent => ({
   id: `crowd:${row.id}:${type === "crowd.signal_started" ? "started" : "ended"}`,
   type,
@@ -212,13 +220,7 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
       const [row] = yield* sql`
         SELECT ${columns} FROM crowd_signals g JOIN sources s ON s.id = g.source_id
         WHERE g.source_id = ${sourceId} AND g.ended_at IS NULL`.pipe(Effect.flatMap(signalRows))
-      return row === undefined ? null : {
-        id: row.id,
-        started_at: row.started_at.toISOString(),
-        start_confidence: row.start_confidence,
-        peak_confidence: row.peak_confidence,
-        reason: row.reason
-      } satisfies OpenSignal
+      return row === undefined ? null : openSignalOf(row)
     }, Effect.orDie)
 
     const openFor = Effect.fn("CrowdSignals.openFor")(function*(sourceKeys: ReadonlyArray<string>) {
@@ -226,13 +228,7 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
       const rows = yield* sql`
         SELECT ${columns} FROM crowd_signals g JOIN sources s ON s.id = g.source_id
         WHERE s.key IN ${sql.in(sourceKeys)} AND g.ended_at IS NULL`.pipe(Effect.flatMap(signalRows))
-      return new Map(rows.map((row) => [row.source_key, {
-        id: row.id,
-        started_at: row.started_at.toISOString(),
-        start_confidence: row.start_confidence,
-        peak_confidence: row.peak_confidence,
-        reason: row.reason
-      } satisfies OpenSignal]))
+      return new Map(rows.map((row) => [row.source_key, openSignalOf(row)]))
     }, Effect.orDie)
 
     const record = Effect.fn("CrowdSignals.record")(function*(sourceId: string, now: number) {
