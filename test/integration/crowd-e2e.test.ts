@@ -117,6 +117,6 @@ describe("crowd detection end to end", () => {
         ))
         assert.deepStrictEqual(record.body, { key: page.key, ...expected, sentence: recordSentence("Crowd Flip", expected) })
         assert.deepStrictEqual([record.body.led, record.body.led_percent, record.body.false_alarms], [1, 100, 0])
-      }))
+      }), 180_000)
   })
 })

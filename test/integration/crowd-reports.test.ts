@@ -185,7 +185,7 @@ describe("crowd reports", () => {
         for (const row of hashes) assert.match(row.reporter_hash, /^[A-Za-z0-9_-]{43}$/)
         assert.strictEqual(new Set(hashes.map((h) => h.network_hash)).size, 8 + 1 + 2)
         console.log(JSON.stringify({ test: "crowd-reports", eight: eight.score, one_network: oneNetwork.score, columns_searched: columns.length }))
-      }))
+      }), 240_000)
 
     it.effect("the usual comes from the same hour of the week over the last four weeks, per source and per component", () =>
       Effect.gen(function*() {
@@ -233,7 +233,7 @@ describe("crowd reports", () => {
         // The component's own usual is below the floor: the floor applies.
         const component = crowdScore({ networks: [1], usual: componentUsual, failingMonitorOrganizations: 0 })
         assert.include(r.body.score.components[0], { id: busy.components[0], expected: crowdDefaults.floor, confidence: component.confidence })
-      }))
+      }), 120_000)
 
     it.effect("an IPv4-mapped IPv6 address is the same reporter as its IPv4 address; IPv6 reporters are grouped by /48", () =>
       Effect.gen(function*() {
@@ -284,6 +284,6 @@ describe("crowd reports", () => {
         assert.include(score.body, { reporters: 3, corroborating: 2, confidence: expected.confidence, reason: crowdReason(expected) })
         assert.isAbove(score.body.confidence, crowdScore({ networks: [1, 1, 1], usual, failingMonitorOrganizations: 0 }).confidence)
         assert.include(score.body.reason, "monitors of 2 organizations failing too")
-      }))
+      }), 120_000)
   })
 })

@@ -77,6 +77,6 @@ describe("crowd signal rules", () => {
         assert.strictEqual((yield* at("/crowd/70")).length, 1)
         assert.strictEqual((yield* at("/crowd/90")).length, 1)
         assert.strictEqual((yield* at("/crowd/other")).length, 0)
-      }))
+      }), 180_000)
   })
 })

@@ -134,7 +134,7 @@ describe("crowd signals", () => {
         assert.strictEqual(ended[0]!.crowd.peak_confidence, confidenceOf(startsAt + 1))
         assert.isUndefined((yield* bus.hgetall(RedisKeys.crowdSignals))[source.key])
         assert.isNull((yield* send("GET", `/sources/${source.key}/crowd`, "127.0.0.1")).body.signal)
-      }))
+      }), 180_000)
 
     it.effect("false alarms, confirmations during an official outage, and one signal however many processes see the score", () =>
       Effect.gen(function*() {
