@@ -9,9 +9,9 @@ import type { StatusEvent } from "../services/domain/Event.ts"
 import * as Consumer from "../services/notifier/Consumer.ts"
 import * as Deliverer from "../services/notifier/Deliverer.ts"
 import { Bus } from "../services/platform/Bus.ts"
+import { writeEvent } from "../services/platform/EventStream.ts"
 import * as Migrations from "../services/platform/Migrations.ts"
 import { SecretBox } from "../services/platform/SecretBox.ts"
-import { RedisKeys } from "../services/platform/RedisKeys.ts"
 import { peakRssMb, percentile, round } from "./figures.ts"
 
 export interface NotifyBenchOptions {
@@ -35,8 +35,6 @@ interface Receipts {
   readonly odd: { duplicates: number; badSignatures: number }
 }
 
-/** The event stream keeps about this many entries, as the poller's publisher does. */
-const eventsMaxLen = 1_000_000
 
 /**
  * A webhook receiver on 127.0.0.1 in this process (keep-alive): takes the event
@@ -178,7 +176,7 @@ const measure = Effect.fn("bench.notify.measure")(function*(
       component: { id: target.external_id, name: target.name, previous_status: previous, current_status: current }
     }
     publishedAt.set(event.id, performance.now())
-    return bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }, eventsMaxLen)
+    return writeEvent(bus, event)
   }
 
   /** `count` events at `options.rate`, paced against the clock: every few milliseconds, the events due by then. */

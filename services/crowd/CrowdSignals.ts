@@ -4,6 +4,7 @@ import { type CrowdRecord, crowdRecord, recordDays } from "../domain/CrowdRecord
 import { crowdDefaults, signalOn } from "../domain/CrowdScore.ts"
 import type { CrowdDelta, CrowdEvent } from "../domain/Event.ts"
 import { Bus } from "../platform/Bus.ts"
+import { writeEvent } from "../platform/EventStream.ts"
 import { RedisKeys } from "../platform/RedisKeys.ts"
 import { rowsOf } from "../platform/Rows.ts"
 
@@ -22,9 +23,6 @@ export interface OpenSignal {
   readonly peak_confidence: number
   readonly reason: string
 }
-
-/** What the event stream keeps (about as many entries as the Publisher's). */
-const eventsMaxLen = 1_000_000
 
 const SignalRow = Schema.Struct({
   id: Schema.String,
@@ -124,7 +122,7 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
         const ended = row.ended_at !== null
         if (!row.start_published) {
           const event = eventOf(row, "crowd.signal_started")
-          yield* bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }, eventsMaxLen)
+          yield* writeEvent(bus, event)
           if (!ended) {
             yield* bus.hset(RedisKeys.crowdSignals, {
               [row.source_key]: JSON.stringify({ signal_id: row.id, started_at: event.crowd.started_at, confidence: row.peak_confidence, reason: row.reason })
@@ -135,7 +133,7 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
         }
         if (ended && !row.end_published) {
           const event = eventOf(row, "crowd.signal_ended")
-          yield* bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }, eventsMaxLen)
+          yield* writeEvent(bus, event)
           yield* bus.hdel(RedisKeys.crowdSignals, [row.source_key])
           yield* sql`UPDATE crowd_signals SET end_published = true WHERE id = ${row.id}`
           yield* liveDelta(row, null)
@@ -183,7 +181,7 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
           timestamp: new Date(now).toISOString(),
           crowd: { ...event.crowd, confidence: score.confidence, peak_confidence: score.confidence, previous_peak: raised.before }
         }
-        yield* bus.xadd(RedisKeys.events, { id: rose.id, type: rose.type, payload: JSON.stringify(rose) }, eventsMaxLen).pipe(
+        yield* writeEvent(bus, rose).pipe(
           Effect.catchTag("BusError", (error) => Effect.logWarning("crowd signal: the bus refused a rise; rules above the old peak miss it", error))
         )
         return

@@ -5,13 +5,11 @@ import { MonitorState } from "../domain/Monitor.ts"
 import { Snapshot } from "../domain/Snapshot.ts"
 import { Bus, type BusError } from "./Bus.ts"
 import { RedisKeys } from "./RedisKeys.ts"
+import { writeEvent } from "./EventStream.ts"
 import * as Handover from "./Handover.ts"
 
 /** Changes the drain applies at once (of distinct sources and monitors). */
 const drainBatch = 64
-
-/** The event stream keeps about this many entries (MAXLEN ~). */
-const eventsMaxLen = 1_000_000
 
 /** Delta messages on `sg:deltas`: their Schemas are in services/domain/Event.ts. */
 export type { MonitorDelta, SourceDelta } from "../domain/Event.ts"
@@ -136,7 +134,7 @@ export class Publisher extends Context.Service<Publisher, {
           return [
             writeLive(check),
             ...check.events.map((event) =>
-              bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }, eventsMaxLen)
+              writeEvent(bus, event)
             ),
             bus.publish(RedisKeys.deltas, JSON.stringify(delta))
           ]
@@ -170,7 +168,7 @@ export class Publisher extends Context.Service<Publisher, {
           ...(Object.keys(components).length > 0 ? [bus.hset(RedisKeys.sourceComponents(key), components)] : []),
           bus.hdel(RedisKeys.sourceComponents(key), gone.map((c) => c.id)),
           ...events.map((event) =>
-            bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }, eventsMaxLen)
+            writeEvent(bus, event)
           ),
           bus.publish(RedisKeys.deltas, JSON.stringify(delta))
         ]

@@ -11,6 +11,7 @@ import { crowdDefaults } from "../../services/domain/CrowdScore.ts"
 import type { CrowdEvent, StatusEvent } from "../../services/domain/Event.ts"
 import { Bus } from "../../services/platform/Bus.ts"
 import { RedisKeys } from "../../services/platform/RedisKeys.ts"
+import { writeEvent } from "../../services/platform/EventStream.ts"
 import { apiServer } from "../support/api.ts"
 import { awayFromBoundary, confidenceOf, report, send } from "../support/crowd.ts"
 import { eventually } from "../support/eventually.ts"
@@ -50,7 +51,7 @@ const statusChanged = (key: string, name: string, at: number, previous: string, 
 const recordAt = (ms: number, key: string) => CrowdReports.use((r) => r.record(key, ms)).pipe(Effect.provide(services))
 
 const publish = (event: StatusEvent) =>
-  Bus.use((bus) => bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }))
+  Bus.use((bus) => writeEvent(bus, event))
 
 describe("crowd signals", () => {
   layer(apiServer({ SECRETS_KEY: secretsKey }), { timeout: 180_000, excludeTestServices: true })("through the API on PostgreSQL", (it) => {

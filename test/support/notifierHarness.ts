@@ -15,7 +15,7 @@ import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { Publisher } from "../../services/platform/Publisher.ts"
-import { RedisKeys } from "../../services/platform/RedisKeys.ts"
+import { writeEvent } from "../../services/platform/EventStream.ts"
 import { apiBaseLayer, apiClickHouse, call } from "./api.ts"
 import { eventually } from "./eventually.ts"
 import { freshDatabase, tempDir, withConfig } from "./stores.ts"
@@ -135,7 +135,7 @@ export const bodies = (received: ReadonlyArray<Received>) => received.map((r) =>
 
 /** Writes an event to `sg:events` as the poller and the monitor checks do. */
 export const publish = (event: StatusEvent | MonitorEvent) =>
-  Bus.use((bus) => bus.xadd(RedisKeys.events, { id: event.id, type: event.type, payload: JSON.stringify(event) }))
+  Bus.use((bus) => writeEvent(bus, event))
 
 /** A webhook channel named `path` that posts to the receiver's `path`, created through the API with `key`; its id. */
 export const webhookChannel = (key: string, path: string) =>
