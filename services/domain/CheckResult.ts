@@ -2,9 +2,11 @@ import { Schema } from "effect"
 
 /**
  * One check of a source (or one of its components) or of a website monitor,
- * as written to ClickHouse `check_results` (migrations/clickhouse/0001).
- * A source check writes one row for the source (component_id "") and one per
- * component.
+ * as written to ClickHouse `check_results` (migrations/clickhouse/0001, 0004).
+ * A source check writes one row: the source's (component_id ""), its
+ * components' ids, statuses and regions in parallel arrays, which the rollups'
+ * views spread into one row per component (decision 0016). A row per component
+ * (component_id set, no arrays) is still read the same way.
  */
 export const CheckResultRow = Schema.Struct({
   /** ISO 8601 UTC with milliseconds */
@@ -24,6 +26,10 @@ export const CheckResultRow = Schema.Struct({
   error: Schema.String,
   region: Schema.String,
   shard: Schema.Number,
+  /** A source check: its leaf components' provider ids, and their statuses and regions in the same order. */
+  component_ids: Schema.optional(Schema.Array(Schema.String)),
+  component_statuses: Schema.optional(Schema.Array(Schema.String)),
+  component_regions: Schema.optional(Schema.Array(Schema.String)),
   /** Website monitors: the phases of the request (migrations/clickhouse/0002); 0 for sources. */
   dns_ms: Schema.optional(Schema.Number),
   connect_ms: Schema.optional(Schema.Number),

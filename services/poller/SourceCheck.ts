@@ -98,23 +98,33 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
   const stats = yield* PollerStats
   const clock = yield* Clock.Clock
 
-  const rowsOf = (entry: SourceEntry, snapshot: Snapshot | undefined, at: Date, latencyMs: number, httpStatus: number, bytes: number, error: string) => {
-    const base = {
+  /** One row per check: the source's, with its leaf components in parallel arrays (decision 0016). */
+  const rowOf = (entry: SourceEntry, snapshot: Snapshot | undefined, at: Date, latencyMs: number, httpStatus: number, bytes: number, error: string): CheckResultRow => {
+    const ids: Array<string> = []
+    const statuses: Array<string> = []
+    const regions: Array<string> = []
+    for (const c of snapshot?.components ?? []) {
+      if (c.is_group) continue
+      ids.push(c.id)
+      statuses.push(c.status)
+      regions.push(c.region ?? "")
+    }
+    return {
       checked_at: at.toISOString(),
-      subject_kind: "source" as const,
+      subject_kind: "source",
       subject_id: entry.source.key,
+      component_id: "",
+      status: snapshot?.status ?? "unknown",
       latency_ms: Math.round(latencyMs),
       http_status: httpStatus,
       bytes,
       error,
       region: "",
-      shard: hooks.shard
+      shard: hooks.shard,
+      component_ids: ids,
+      component_statuses: statuses,
+      component_regions: regions
     }
-    const rows: Array<CheckResultRow> = [{ ...base, component_id: "", status: snapshot?.status ?? "unknown" }]
-    for (const c of snapshot?.components ?? []) {
-      if (!c.is_group) rows.push({ ...base, component_id: c.id, status: c.status, bytes: 0, region: c.region ?? "" })
-    }
-    return rows
   }
 
   // Untraced: one call per check, the poller's hot path.
@@ -162,7 +172,7 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
           }
         }
       }
-      yield* writer.write(rowsOf(entry, snapshot, at, latency, httpStatus, bytes, error))
+      yield* writer.write([rowOf(entry, snapshot, at, latency, httpStatus, bytes, error)])
       // Counted once its rows are accepted, so a flush after reading the count covers every counted check.
       stats.check(failed !== null || snapshot === undefined ? "failed" : httpStatus === 304 ? "not_modified" : "fresh", started - plannedDue)
       hooks.marked({ key: entry.source.key, checkedAt: at, error: error === "" ? null : error })

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http"
-import { Clock, Config, Context, Effect, Layer, Random, Schema, Semaphore } from "effect"
+import { Clock, Config, Context, Effect, Exit, Layer, Random, Schema, Semaphore } from "effect"
 import type { Scope } from "effect"
 import { type Agent, interceptors } from "undici"
 import type { Fetched } from "../adapters/Adapter.ts"
@@ -205,8 +205,8 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
   ): Effect.Effect<Outcome, AttemptError> => {
     const fail = (error: unknown) => attemptError(error, attemptTimeoutMs, timeoutMs)
     return Effect.gen(function*() {
-      // Aborted when the attempt ends or is interrupted (timeout): undici then destroys an unread body.
-      const signal = yield* Effect.abortSignal
+      // Aborted when the attempt fails or is interrupted (timeout): undici then destroys an unread body.
+      const signal = yield* attemptSignal
       const response = yield* Effect.tryPromise({
         try: () =>
           dispatcher.request({
@@ -426,6 +426,18 @@ const errorCode = (error: unknown): string | undefined => {
 }
 
 /** A short, stable description of why an attempt failed, and whether retrying may help. */
+/** Why an attempt's request was aborted: made once, since `abort()` without a reason builds a DOMException (a stack trace) per call. */
+const attemptEnded = new Error("the attempt ended")
+
+/**
+ * The signal of one attempt's request, aborted only when the attempt fails or is interrupted: a
+ * successful attempt has read or discarded its body, so there is nothing left for undici to destroy.
+ */
+const attemptSignal = Effect.acquireRelease(
+  Effect.sync(() => new AbortController()),
+  (controller, exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => controller.abort(attemptEnded))
+).pipe(Effect.map((controller) => controller.signal))
+
 const attemptError = (error: unknown, timeoutMs: number, connectTimeoutMs: number): AttemptError => {
   if (error instanceof BodyError) return new AttemptError({ message: error.message, retryable: error.retryable })
   // The address guard's refusal names the host and the address; another attempt would be refused again.
