@@ -29,7 +29,9 @@ const ShardEntity = PollerShard.toLayer(
       shards: config.shards,
       concurrency: config.concurrency,
       refreshMs: config.refreshMs,
-      intervalOverrideS: Option.getOrUndefined(config.intervalOverrideS)
+      intervalOverrideS: Option.getOrUndefined(config.intervalOverrideS),
+      // The process's catch-up rate, shared by its shards.
+      catchUp: { windowMs: config.catchUpMs, perSecond: config.catchUpPerS / Math.max(1, config.shards) }
     })
     yield* shard.run.pipe(Effect.forkScoped)
     yield* Entity.keepAlive(true)

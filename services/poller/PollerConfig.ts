@@ -6,5 +6,7 @@ export const PollerConfig = Config.all({
   concurrency: Config.Int("POLLER_SHARD_CONCURRENCY").pipe(Config.withDefault(64)),
   refreshMs: Config.Int("POLLER_REFRESH_MS").pipe(Config.withDefault(15_000)),
   keeperMs: Config.Int("POLLER_KEEPER_MS").pipe(Config.withDefault(3_000)),
-  intervalOverrideS: Config.option(Config.Int("POLLER_INTERVAL_OVERRIDE_S"))
+  intervalOverrideS: Config.option(Config.Int("POLLER_INTERVAL_OVERRIDE_S")),
+  catchUpMs: Config.Int("POLLER_CATCHUP_MS").pipe(Config.withDefault(20_000)),
+  catchUpPerS: Config.Int("POLLER_CATCHUP_PER_S").pipe(Config.withDefault(1_000))
 })

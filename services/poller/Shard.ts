@@ -2,6 +2,7 @@ import { Cause, Clock, Effect, Exit, FiberSet, Semaphore } from "effect"
 import { adapterFor } from "../adapters/registry.ts"
 import { requestFromSettings } from "../monitors/HttpCheck.ts"
 import { DueQueue } from "./DueQueue.ts"
+import { type CatchUp, firstDue, type Loaded } from "./FirstChecks.ts"
 import { makeMonitorCheck, type MonitorEntry } from "./MonitorCheck.ts"
 import { type MonitorCheckSave, MonitorStore } from "./MonitorStore.ts"
 import { PollerStats } from "./PollerStats.ts"
@@ -17,7 +18,12 @@ export interface ShardOptions {
   readonly refreshMs: number
   /** override every source's interval (benchmarks) */
   readonly intervalOverrideS?: number | undefined
+  /** how the overdue are caught up when the shard loads them (`FirstChecks.ts`) */
+  readonly catchUp: CatchUp
 }
+
+/** A stored check time (ISO 8601) as epoch ms; undefined when never checked. */
+const checkedAt = (iso: string | null | undefined): number | undefined => iso == null ? undefined : Date.parse(iso)
 
 /** Monitors share the shard's due-time queue with sources; their keys cannot collide with source keys. */
 const monitorKey = (id: string) => `m:${id}`
@@ -31,9 +37,9 @@ export interface Shard {
 }
 
 /**
- * One poller shard: owns the schedule of its sources and website monitors (a due-time heap; first
- * checks spread at random over one interval, then every interval on the
- * planned cadence), runs their checks (`SourceCheck.ts`, `MonitorCheck.ts`) with bounded concurrency,
+ * One poller shard: owns the schedule of its sources and website monitors (a due-time heap; a first
+ * check on the cadence of the last one PostgreSQL holds, the overdue caught up within
+ * `POLLER_CATCHUP_MS`, then every interval on the planned cadence), runs their checks (`SourceCheck.ts`, `MonitorCheck.ts`) with bounded concurrency,
  * and writes what they leave for PostgreSQL: check times, monitor states and changed snapshots.
  */
 export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions) {
@@ -64,7 +70,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     saved: (save) => monitorSaves.set(save.id, save)
   })
 
-  const reloadMonitors = Effect.fnUntraced(function*(now: number) {
+  const reloadMonitors = Effect.fnUntraced(function*(now: number, fresh: Array<Loaded>) {
     // Versions first: only new and edited monitors are read in full (and their credentials decrypted).
     const current = yield* monitorStore.versions(options.shard, options.shards)
     const seen = new Set(current.map((m) => m.id))
@@ -86,7 +92,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         existing.intervalMs = intervalMs
       } else {
         monitors.set(monitor.id, { monitor, request: request.value, intervalMs, state: monitor.state })
-        queue.set(monitorKey(monitor.id), now + Math.random() * intervalMs)
+        fresh.push({ key: monitorKey(monitor.id), lastCheckedAt: checkedAt(monitor.state.last_checked_at), intervalMs })
       }
     }
     for (const id of monitors.keys()) {
@@ -104,6 +110,8 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     const stored = yield* store.loadObservations(rows.filter((r) => !entries.has(r.key)).map((r) => r.id))
     const now = clock.currentTimeMillisUnsafe()
     const seen = new Set<string>()
+    // Sources and monitors new to the shard: first checks placed together (`FirstChecks.ts`).
+    const fresh: Array<Loaded> = []
     for (const source of rows) {
       seen.add(source.key)
       const adapter = source.provider_type === null ? undefined : adapterFor(source.provider_type)
@@ -125,7 +133,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         existing.intervalMs = intervalMs
       } else {
         entries.set(source.key, sourceEntry(source, adapter, intervalMs, stored.get(source.id)))
-        queue.set(source.key, now + Math.random() * intervalMs)
+        fresh.push({ key: source.key, lastCheckedAt: source.last_checked_at?.getTime(), intervalMs })
       }
     }
     for (const key of entries.keys()) {
@@ -134,7 +142,8 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         queue.delete(key)
       }
     }
-    yield* reloadMonitors(now)
+    yield* reloadMonitors(now, fresh)
+    for (const [key, due] of firstDue(fresh, now, options.catchUp)) queue.set(key, due)
     stats.sources(options.shard, entries.size + monitors.size)
   })
 

@@ -16,7 +16,9 @@ export const PolledSource = Schema.Struct({
   poll_interval_s: Schema.Number,
   regions: TextArrayColumn(Schema.String),
   /** A catalog source (the operator's): read without the address guard; an organization's custom source is guarded (decision 0009). */
-  trusted: Schema.Boolean
+  trusted: Schema.Boolean,
+  /** When a shard last checked it (its first check after a restart keeps the cadence, `FirstChecks.ts`). */
+  last_checked_at: Schema.NullOr(Schema.Date)
 })
 export type PolledSource = typeof PolledSource.Type
 
@@ -113,7 +115,7 @@ export class SourceStore extends Context.Service<SourceStore, {
       const loadShard = (shard: number, shards: number) =>
         sql.unsafe(
           `SELECT id, key, name, provider_type, coalesce(poll_url, status_page_url) AS url, poll_interval_s, regions,
-             organization_id IS NULL AS trusted
+             organization_id IS NULL AS trusted, last_checked_at
            FROM sources
            WHERE enabled AND kind <> 'manual' AND status_page_url IS NOT NULL
              AND ${shardExpr(shards)} = $1

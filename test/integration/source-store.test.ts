@@ -45,7 +45,8 @@ const addSources = (keys: ReadonlyArray<string>, synthetic = false) =>
       url: `https://status.example/${r.key}`,
       poll_interval_s: 300,
       regions: [],
-      trusted: true
+      trusted: true,
+      last_checked_at: null
     }))
   })
 

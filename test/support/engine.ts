@@ -75,6 +75,9 @@ export interface EngineOptions {
   readonly config?: Record<string, string>
 }
 
+/** The poller on one in-process runner (needs the stores, configuration and DATA_DIR). */
+export const pollerRunner = Poller.layer.pipe(Layer.provide(SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer.provide(Digest.layerWebCrypto))))
+
 /**
  * The poller and `services` over `over` (the stores), migrated, all
  * configured by `options.config` (nothing is read from the environment).
@@ -85,8 +88,7 @@ export const engineOver = <SA, SE, SR, A, E, R>(over: Layer.Layer<SA, SE, SR>, o
     yield* Migrations.migrateClickHouse()
     if (options.clearEvents === true) yield* (yield* Bus).del([RedisKeys.events])
   }))
-  const poller = Poller.layer.pipe(Layer.provide(SingleRunner.layer({ runnerStorage: "memory" }).pipe(Layer.provide(Digest.layerWebCrypto))))
-  return Layer.mergeAll(poller, services).pipe(
+  return Layer.mergeAll(pollerRunner, services).pipe(
     Layer.provideMerge(migrated),
     Layer.provideMerge(over),
     Layer.provide(Layer.unwrap(Effect.map(tempDir(`${options.name}-data`), (dir) =>
