@@ -12,6 +12,7 @@ import { runHistoryBench } from "../../bench/history.ts"
 import { runMonitorsBench } from "../../bench/monitors.ts"
 import { runNotifyBench } from "../../bench/notify.ts"
 import { benchStoresLayer, runPollerBench } from "../../bench/poller.ts"
+import { runRestartBench } from "../../bench/restart.ts"
 import { StatusHistory } from "../history/StatusHistory.ts"
 import { ClickHouse } from "../platform/ClickHouse.ts"
 import { firstRenders, portalBenchSeedServices, measureFirstLoadJs, measureLighthouse, measureRenders, portalBenchServer, seedPortalWorld } from "../../bench/portal.ts"
@@ -77,6 +78,26 @@ const poller = Command.make(
     yield* Console.log(JSON.stringify({ command: `statusgrid bench poller --sources ${sources} --duration ${duration}${simulator === "inprocess" ? " --simulator inprocess" : ""}`, ...result }))
   })
 ).pipe(Command.withDescription("Poll N simulated sources at one interval and print checks/s, lag, CPU, RSS and the HTTP ceiling"))
+
+const restart = Command.make(
+  "restart",
+  {
+    sources: Flag.Int("sources").pipe(Flag.withDefault(5200)),
+    down: Flag.Int("down").pipe(Flag.withDescription("Seconds the poller is stopped between its two runs"), Flag.withDefault(60)),
+    after: Flag.Int("after").pipe(Flag.withDescription("Seconds the second run is watched after every overdue source was checked (240 lets 5-minute sources come due)"), Flag.withDefault(240)),
+    shards: Flag.Int("shards").pipe(Flag.withDefault(16))
+  },
+  Effect.fn(function*({ sources, down, after, shards }) {
+    const result = yield* runRestartBench({ sources, downS: down, afterS: after, shards }).pipe(
+      Effect.provide(benchStoresLayer),
+      Effect.scoped,
+      inBenchEnvironment({ POLLER_SHARDS: String(shards), POLL_PER_HOST_CONCURRENCY: "4096" }, ["POLL_PER_HOST_CONCURRENCY"])
+    )
+    yield* Console.log(JSON.stringify({ command: `statusgrid bench restart --sources ${sources} --down ${down} --after ${after}`, ...result }))
+  })
+).pipe(Command.withDescription(
+  "N sources at their check classes' intervals: run until all are checked, stop, start again; time to every overdue source checked, the others' first checks against their cadence"
+))
 
 const monitors = Command.make(
   "monitors",
@@ -396,5 +417,5 @@ const crowd = Command.make(
 
 export const bench = Command.make("bench").pipe(
   Command.withDescription("Benchmarks; each prints one JSON line"),
-  Command.withSubcommands([poller, monitors, api, notify, history, analytics, portalLive, portal, crowd])
+  Command.withSubcommands([poller, restart, monitors, api, notify, history, analytics, portalLive, portal, crowd])
 )
