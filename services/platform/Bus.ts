@@ -35,6 +35,8 @@ export class Bus extends Context.Service<Bus, {
   readonly target: string
   /** HSET: set fields of a hash. */
   hset(key: string, fields: Readonly<Record<string, string>>): Effect.Effect<void, BusError>
+  /** HSET of many hashes in one round trip (a pipeline); fails if any of them failed (each may be written again). */
+  hsetMany(entries: ReadonlyArray<readonly [key: string, fields: Readonly<Record<string, string>>]>): Effect.Effect<void, BusError>
   /** HGETALL: all fields of a hash, `{}` when the key is absent. */
   hgetall(key: string): Effect.Effect<Record<string, string>, BusError>
   /** HDEL: remove fields of a hash. */

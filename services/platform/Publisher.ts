@@ -11,6 +11,9 @@ import * as Handover from "./Handover.ts"
 /** Changes the drain applies at once (of distinct sources and monitors). */
 const drainBatch = 64
 
+/** Unchanged checks (only their time moves) are written at most this often, each time in one batch. */
+const touchEveryMs = 250
+
 /** Delta messages on `sg:deltas`: their Schemas are in services/domain/Event.ts. */
 export type { MonitorDelta, SourceDelta } from "../domain/Event.ts"
 
@@ -64,8 +67,8 @@ export interface PublisherBacklog {
  * from the step that failed, with backoff from 100 ms to
  * `PUBLISH_RETRY_MAX_MS`), so a Redis outage delays changes but loses none.
  * Checks that changed nothing (`touched`, a monitor's live numbers) are kept
- * latest per subject and written once the queue is empty, never ahead of a
- * change of the same subject. Shutdown spills what is left; the next start
+ * latest per subject and written once the queue is empty, at most every
+ * 250 ms and in one round trip, never ahead of a change of the same subject. Shutdown spills what is left; the next start
  * applies it first. Guarantee: at least once — a step whose reply was lost
  * with the connection is applied again.
  */
@@ -109,14 +112,16 @@ export class Publisher extends Context.Service<Publisher, {
       const wake = yield* Queue.sliding<void>(1)
       let failingSince: number | null = null
 
-      const writeLive = (check: MonitorChecked) =>
-        bus.hset(RedisKeys.monitor(check.id), {
-          state: check.state,
-          last_checked_at: check.at,
-          response_ms: String(Math.round(check.response_ms)),
-          http_status: String(check.http_status),
-          error: check.error
-        })
+      const liveFields = (check: MonitorChecked) => ({
+        state: check.state,
+        last_checked_at: check.at,
+        response_ms: String(Math.round(check.response_ms)),
+        http_status: String(check.http_status),
+        error: check.error
+      })
+      const writeLive = (check: MonitorChecked) => bus.hset(RedisKeys.monitor(check.id), liveFields(check))
+      /** When unchanged checks were last written: they go out at most every `touchEveryMs`, in one batch. */
+      let lastTouches = 0
 
       /** The bus steps of one change, in order; a retry starts at the first one not done. */
       const stepsOf = (change: PendingChange): Array<Effect.Effect<unknown, BusError>> => {
@@ -175,25 +180,24 @@ export class Publisher extends Context.Service<Publisher, {
       }
 
       /** Writes the waiting unchanged checks; those the bus refused wait for the next round unless replaced. */
+      /** Latest unchanged checks in two round trips (sources, monitors); what the bus refused waits for the next round unless replaced. */
       const writeTouches = Effect.gen(function*() {
         const sources = touches
         const monitors = lives
         touches = new Map()
         lives = new Map()
-        const failedSources = new Map<string, string>()
-        const failedMonitors = new Map<string, MonitorChecked>()
-        yield* Effect.forEach(sources, ([key, at]) =>
-          bus.hset(RedisKeys.source(key), { last_checked_at: at }).pipe(
-            Effect.catch(() => Effect.sync(() => void failedSources.set(key, at)))
-          ), { concurrency: 32, discard: true })
-        yield* Effect.forEach(monitors.values(), (check) =>
-          writeLive(check).pipe(Effect.catch(() => Effect.sync(() => void failedMonitors.set(check.id, check)))), {
-            concurrency: 32,
-            discard: true
-          })
-        for (const [key, at] of failedSources) if (!touches.has(key)) touches.set(key, at)
-        for (const [id, check] of failedMonitors) if (!lives.has(id)) lives.set(id, check)
-        return failedSources.size + failedMonitors.size === 0
+        const wroteSources = yield* bus.hsetMany([...sources].map(([key, at]) => [RedisKeys.source(key), { last_checked_at: at }] as const)).pipe(
+          Effect.as(true),
+          Effect.catch(() => Effect.succeed(false))
+        )
+        const wroteMonitors = yield* bus.hsetMany([...monitors.values()].map((check) => [RedisKeys.monitor(check.id), liveFields(check)] as const)).pipe(
+          Effect.as(true),
+          Effect.catch(() => Effect.succeed(false))
+        )
+        if (!wroteSources) for (const [key, at] of sources) if (!touches.has(key)) touches.set(key, at)
+        if (!wroteMonitors) for (const [id, check] of monitors) if (!lives.has(id)) lives.set(id, check)
+        lastTouches = yield* Clock.currentTimeMillis
+        return wroteSources && wroteMonitors
       })
 
       // The drain: the oldest changes of distinct subjects at once (up to `drainBatch`), the steps of each
@@ -247,6 +251,12 @@ export class Publisher extends Context.Service<Publisher, {
       const drainOnce = Effect.gen(function*() {
         const oldest = yield* queue.peek(drainBatch)
         if (oldest.length === 0) {
+          const sinceTouches = (yield* Clock.currentTimeMillis) - lastTouches
+          if (touches.size + lives.size > 0 && sinceTouches < touchEveryMs) {
+            // A change wakes the drain at once; unchanged checks gather for the next batch meanwhile.
+            yield* Queue.take(wake).pipe(Effect.timeoutOption(touchEveryMs - sinceTouches))
+            return
+          }
           if (touches.size + lives.size > 0) {
             const ok = yield* writeTouches
             if (!ok) return yield* refused(Cause.fail("unchanged checks not written"))

@@ -28,6 +28,18 @@ const busSuite = (name: string, bus: Layer.Layer<Bus, unknown>) =>
         assert.deepStrictEqual(yield* bus.hgetall(key), {})
       }))
 
+    it.effect("many hashes are set in one call, each keeping its other fields", () =>
+      Effect.gen(function*() {
+        const bus = yield* Bus
+        const keys = Array.from({ length: 50 }, (_, i) => k(`many:${i}`))
+        yield* bus.hset(keys[0]!, { status: "down" })
+        yield* bus.hsetMany(keys.map((key, i) => [key, { last_checked_at: `2026-11-22T00:00:${String(i % 60).padStart(2, "0")}.000Z` }] as const))
+        assert.deepStrictEqual(yield* bus.hgetall(keys[0]!), { status: "down", last_checked_at: "2026-11-22T00:00:00.000Z" })
+        assert.deepStrictEqual(yield* bus.hgetall(keys[49]!), { last_checked_at: "2026-11-22T00:00:49.000Z" })
+        yield* bus.hsetMany([])
+        yield* bus.del(keys)
+      }))
+
     it.effect("delivers published messages in order to every active subscriber", () =>
       Effect.scoped(Effect.gen(function*() {
         const bus = yield* Bus

@@ -83,6 +83,14 @@ export const layer = Layer.sync(
           if (!h) hashes.set(key, (h = new Map()))
           for (const [k, v] of Object.entries(fields)) h.set(k, v)
         }),
+      hsetMany: (entries) =>
+        Effect.sync(() => {
+          for (const [key, fields] of entries) {
+            let h = hashes.get(key)
+            if (!h) hashes.set(key, (h = new Map()))
+            for (const [k, v] of Object.entries(fields)) h.set(k, v)
+          }
+        }),
       hgetall: (key) => Effect.sync(() => Object.fromEntries(hashes.get(key) ?? [])),
       hdel: (key, fields) =>
         Effect.sync(() => {

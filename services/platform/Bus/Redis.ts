@@ -63,6 +63,14 @@ export const layer = (url: string) =>
         kind: "redis",
         target,
         hset: (key, fields) => call("hset", () => client.hset(key, fields)).pipe(Effect.asVoid),
+        hsetMany: (entries) =>
+          entries.length === 0 ? Effect.void : call("hset (pipeline)", async () => {
+            const pipeline = client.pipeline()
+            for (const [key, fields] of entries) pipeline.hset(key, fields)
+            const replies = (await pipeline.exec()) ?? []
+            const failed = replies.find(([error]) => error !== null)
+            if (failed !== undefined) throw failed[0]
+          }),
         hgetall: (key) => call("hgetall", () => client.hgetall(key)),
         hdel: (key, fields) =>
           fields.length === 0 ? Effect.void : call("hdel", () => client.hdel(key, ...fields)).pipe(Effect.asVoid),
