@@ -205,8 +205,7 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
   ): Effect.Effect<Outcome, AttemptError> => {
     const fail = (error: unknown) => attemptError(error, attemptTimeoutMs, timeoutMs)
     return Effect.gen(function*() {
-      // Aborted when the attempt fails or is interrupted (timeout): undici then destroys an unread body.
-      const signal = yield* attemptSignal
+      const signal = yield* attemptSignal(attemptTimeoutMs)
       const response = yield* Effect.tryPromise({
         try: () =>
           dispatcher.request({
@@ -240,13 +239,7 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
         catch: fail
       })
       return { _tag: "Answer", status, headers: response.headers, body } satisfies Outcome
-    }).pipe(
-      Effect.scoped,
-      Effect.timeoutOrElse({
-        duration: attemptTimeoutMs,
-        orElse: () => Effect.fail(new AttemptError({ message: `timeout after ${attemptTimeoutMs} ms`, retryable: true }))
-      })
-    )
+    }).pipe(Effect.scoped)
   }
 
   const run = Effect.fn("Upstream.get")(function*(url: string, getOptions: GetOptions | undefined) {
@@ -428,17 +421,31 @@ const errorCode = (error: unknown): string | undefined => {
 /** A short, stable description of why an attempt failed, and whether retrying may help. */
 /** Why an attempt's request was aborted: made once, since `abort()` without a reason builds a DOMException (a stack trace) per call. */
 const attemptEnded = new Error("the attempt ended")
+/** The reason an attempt's own timer aborts its request with (recognised by `attemptError`). */
+const attemptTimedOut = new Error("the attempt timed out")
 
 /**
- * The signal of one attempt's request, aborted only when the attempt fails or is interrupted: a
- * successful attempt has read or discarded its body, so there is nothing left for undici to destroy.
+ * The signal of one attempt's request: aborted by a plain timer once the attempt has run `timeoutMs`
+ * (undici then fails the request or the body being read, however steadily it trickles), and when the
+ * attempt fails or is interrupted (undici destroys an unread body). A successful attempt has read or
+ * discarded its body; its timer is cleared. One timer instead of a race of fibers per attempt.
  */
-const attemptSignal = Effect.acquireRelease(
-  Effect.sync(() => new AbortController()),
-  (controller, exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => controller.abort(attemptEnded))
-).pipe(Effect.map((controller) => controller.signal))
+const attemptSignal = (timeoutMs: number) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const controller = new AbortController()
+      const timer = setTimeout(() => controller.abort(attemptTimedOut), timeoutMs)
+      return { controller, timer }
+    }),
+    ({ controller, timer }, exit) =>
+      Effect.sync(() => {
+        clearTimeout(timer)
+        if (!Exit.isSuccess(exit)) controller.abort(attemptEnded)
+      })
+  ).pipe(Effect.map(({ controller }) => controller.signal))
 
 const attemptError = (error: unknown, timeoutMs: number, connectTimeoutMs: number): AttemptError => {
+  if (error === attemptTimedOut) return new AttemptError({ message: `timeout after ${timeoutMs} ms`, retryable: true })
   if (error instanceof BodyError) return new AttemptError({ message: error.message, retryable: error.retryable })
   // The address guard's refusal names the host and the address; another attempt would be refused again.
   if (isPrivateAddressRefusal(error)) return new AttemptError({ message: refusalMessage(error), retryable: false })
