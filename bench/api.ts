@@ -15,6 +15,8 @@ export interface ApiBenchOptions {
   /** seconds of each mix */
   readonly durationS: number
   readonly connections: number
+  /** API_CACHE_MS of the run (printed with the figures) */
+  readonly cacheMs: number
 }
 
 interface AutocannonResult {
@@ -35,21 +37,37 @@ const autocannon = createRequire(import.meta.url)("autocannon") as (options: {
   requests: ReadonlyArray<Request>
 }) => Promise<AutocannonResult>
 
+/** A deterministic sequence in [0, 1) (the same mix on every run). */
+const sequence = (seed: number) => {
+  let x = seed >>> 0
+  return () => {
+    x = (Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0
+    x ^= x + Math.imul(x ^ (x >>> 7), 61)
+    return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296
+  }
+}
+
+/** `GET /sources`' cursor for the page after `key` (base64url of the key, services/api/Sources.ts). */
+const cursorAfter = (key: string) => Buffer.from(key).toString("base64url")
+
 /**
- * The read mix of the sources API, as k6's `bench/k6/read-mix.js` runs it: list pages, a category,
- * a search, a filter of keys, one source and one source's components, over the whole catalog.
+ * The read mix of the sources API, as k6's `bench/k6/read-mix.js` runs it: list pages at three sizes
+ * from anywhere in the catalog (cursors), a category from anywhere, searches for the start of a key
+ * (3 to 6 letters), filters of five keys, one source and one source's components, over the whole
+ * catalog: `count` requests, nearly all distinct, so a 1-second micro-cache seldom answers.
  */
-export const readMix = (keys: ReadonlyArray<string>): Array<Request> => {
+export const readMix = (keys: ReadonlyArray<string>, count = 6_000): Array<Request> => {
   const requests: Array<Request> = []
   const categories = ["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"]
-  const words = ["status", "cloud", "api", "mail", "pay", "cdn", "git", "sim"]
-  for (let i = 0; i < 600; i++) {
-    const key = keys[(i * 7919) % keys.length]!
+  const random = sequence(18)
+  const anyKey = () => keys[Math.floor(random() * keys.length)]!
+  for (let i = 0; i < count; i++) {
+    const key = anyKey()
     switch (i % 6) {
-      case 0: requests.push({ method: "GET", path: "/api/v1/sources?limit=50" }); break
-      case 1: requests.push({ method: "GET", path: `/api/v1/sources?category=${categories[i % categories.length]}` }); break
-      case 2: requests.push({ method: "GET", path: `/api/v1/sources?search=${words[i % words.length]}` }); break
-      case 3: requests.push({ method: "GET", path: `/api/v1/sources?filter=${[0, 1, 2, 3, 4].map((j) => keys[(i * 31 + j * 997) % keys.length]).join(",")}` }); break
+      case 0: requests.push({ method: "GET", path: `/api/v1/sources?limit=${[20, 50, 100][i % 3]}&cursor=${cursorAfter(anyKey())}` }); break
+      case 1: requests.push({ method: "GET", path: `/api/v1/sources?category=${categories[i % categories.length]}&cursor=${cursorAfter(anyKey())}` }); break
+      case 2: requests.push({ method: "GET", path: `/api/v1/sources?search=${encodeURIComponent(key.slice(0, 3 + (i % 4)))}` }); break
+      case 3: requests.push({ method: "GET", path: `/api/v1/sources?filter=${Array.from({ length: 5 }, anyKey).join(",")}` }); break
       case 4: requests.push({ method: "GET", path: `/api/v1/sources/${key}` }); break
       default: requests.push({ method: "GET", path: `/api/v1/sources/${key}/components` })
     }
@@ -83,9 +101,10 @@ export const runApiBench = Effect.fn("bench.api")(function*(options: ApiBenchOpt
   const { address } = yield* HttpServer.HttpServer
   const url = address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
 
+  const mix = readMix(keys)
   const read = yield* Effect.promise(() =>
     // The load comes from a worker thread, as it would from another machine, not from the server's event loop.
-    autocannon({ url, connections: options.connections, duration: options.durationS, workers: 1, requests: readMix(keys) })
+    autocannon({ url, connections: options.connections, duration: options.durationS, workers: 1, requests: mix })
   )
   const auth = { authorization: `Bearer ${adminKey}`, "content-type": "application/json" }
   const window = JSON.stringify({
@@ -105,6 +124,8 @@ export const runApiBench = Effect.fn("bench.api")(function*(options: ApiBenchOpt
     bench: "api",
     sources: keys.length,
     connections: options.connections,
+    cache_ms: options.cacheMs,
+    distinct_read_urls: new Set(mix.map((r) => r.path)).size,
     read_mix: summary(read, options.durationS),
     write_mix: summary(write, options.durationS)
   }

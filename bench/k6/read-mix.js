@@ -1,8 +1,10 @@
 // k6 run -e BASE_URL=http://localhost:8080 bench/k6/read-mix.js
 // The read mix of `statusgrid bench api` (bench/api.ts readMix): list, category, search, filter,
-// one source, one source's components, spread over the catalog.
+// one source, one source's components, spread over the catalog: list pages and categories from anywhere
+// (cursors), searches for the start of a key, filters of five keys; nearly every URL distinct.
 import http from "k6/http"
 import { check } from "k6"
+import encoding from "k6/encoding"
 
 const base = __ENV.BASE_URL || "http://localhost:8080"
 
@@ -23,16 +25,19 @@ export function setup() {
 }
 
 const categories = ["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"]
-const words = ["status", "cloud", "api", "mail", "pay", "cdn", "git", "sim"]
+
+// base64url of a key: the cursor of the page after it (services/api/Sources.ts)
+const cursorAfter = (key) => encoding.b64encode(key, "rawurl")
 
 export default function (data) {
-  const i = Math.floor(Math.random() * 600)
-  const key = data.keys[(i * 7919) % data.keys.length]
+  const anyKey = () => data.keys[Math.floor(Math.random() * data.keys.length)]
+  const i = Math.floor(Math.random() * 6000)
+  const key = anyKey()
   const paths = [
-    "/api/v1/sources?limit=50",
-    `/api/v1/sources?category=${categories[i % categories.length]}`,
-    `/api/v1/sources?search=${words[i % words.length]}`,
-    `/api/v1/sources?filter=${[0, 1, 2, 3, 4].map((j) => data.keys[(i * 31 + j * 997) % data.keys.length]).join(",")}`,
+    `/api/v1/sources?limit=${[20, 50, 100][i % 3]}&cursor=${cursorAfter(anyKey())}`,
+    `/api/v1/sources?category=${categories[i % categories.length]}&cursor=${cursorAfter(anyKey())}`,
+    `/api/v1/sources?search=${encodeURIComponent(key.slice(0, 3 + (i % 4)))}`,
+    `/api/v1/sources?filter=${[0, 1, 2, 3, 4].map(anyKey).join(",")}`,
     `/api/v1/sources/${key}`,
     `/api/v1/sources/${key}/components`
   ]

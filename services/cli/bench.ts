@@ -150,27 +150,6 @@ const monitors = Command.make(
   "Check N website monitors at one interval against a local target (50-300 ms) and print checks/s, lag, CPU per check and RSS"
 ))
 
-const api = Command.make(
-  "api",
-  {
-    duration: Flag.Int("duration").pipe(Flag.withDescription("Seconds of each mix"), Flag.withDefault(30)),
-    connections: Flag.Int("connections").pipe(Flag.withDescription("Concurrent connections of the read mix"), Flag.withDefault(16))
-  },
-  Effect.fn(function*({ duration, connections }) {
-    // No per-key rate limit in the way of the write mix.
-    const result = yield* runApiBench({ durationS: duration, connections }).pipe(
-      Effect.provide(apiBenchServer),
-      Effect.provide(benchStoresLayer),
-      Effect.scoped,
-      inBenchEnvironment(noRateLimit, ["API_RATE_LIMIT_PER_MINUTE"])
-    )
-    const { bench, ...figures } = result
-    yield* Console.log(JSON.stringify({ bench, command: `statusgrid bench api --duration ${duration} --connections ${connections}`, ...figures }))
-  })
-).pipe(Command.withDescription(
-  "Drive the API's read mix (sources list, category, search, filter, one source, components) and a write mix with autocannon"
-))
-
 /** An integer flag of at least `min`. */
 const count = (name: string, description: string, fallback: number, min = 1) =>
   Flag.Int(name).pipe(
@@ -178,6 +157,28 @@ const count = (name: string, description: string, fallback: number, min = 1) =>
     Flag.filter((n) => n >= min, (n) => `--${name} ${n} is below ${min}`),
     Flag.withDefault(fallback)
   )
+
+const api = Command.make(
+  "api",
+  {
+    duration: Flag.Int("duration").pipe(Flag.withDescription("Seconds of each mix"), Flag.withDefault(30)),
+    connections: Flag.Int("connections").pipe(Flag.withDescription("Concurrent connections of the read mix"), Flag.withDefault(16)),
+    cacheMs: count("cache-ms", "The API's micro-cache (API_CACHE_MS); 0 measures the database path itself", 1000, 0)
+  },
+  Effect.fn(function*({ duration, connections, cacheMs }) {
+    // No per-key rate limit in the way of the write mix.
+    const result = yield* runApiBench({ durationS: duration, connections, cacheMs }).pipe(
+      Effect.provide(apiBenchServer),
+      Effect.provide(benchStoresLayer),
+      Effect.scoped,
+      inBenchEnvironment({ ...noRateLimit, API_CACHE_MS: String(cacheMs) }, ["API_RATE_LIMIT_PER_MINUTE"])
+    )
+    const { bench, ...figures } = result
+    yield* Console.log(JSON.stringify({ bench, command: `statusgrid bench api --duration ${duration} --connections ${connections} --cache-ms ${cacheMs}`, ...figures }))
+  })
+).pipe(Command.withDescription(
+  "Drive the API's read mix (sources list, category, search, filter, one source, components) and a write mix with autocannon"
+))
 
 const notify = Command.make(
   "notify",
