@@ -133,18 +133,29 @@ export class Sources extends Context.Service<Sources, {
 
     const get = Effect.fn("Sources.get")((key: string) => find(key))
 
+    /** A visible source's id only (what the reads of its records need), without the source's own columns. */
+    const idOf = (key: string) =>
+      !isSourceKey(key) ? Effect.fail(new SourceNotFound({ key })) : sql<{ id: string }>`
+        SELECT s.id FROM sources s WHERE ${sql.and([visible, sql`s.key = ${key}`])}`.pipe(
+          Effect.orDie,
+          Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(new SourceNotFound({ key })) : Effect.succeed(rows[0]))
+        )
+
+    // One statement: the source (no row: not found) and its components (one row with no component: none).
     const components = Effect.fn("Sources.components")(function*(key: string) {
-      const source = yield* find(key)
-      const rows = yield* sql`
-        SELECT id, parent_id, name, description, status, is_group, region
-        FROM components WHERE source_id = ${source.id}
-        ORDER BY position, name, id`.pipe(Effect.flatMap(decodeComponents), Effect.orDie)
-      return componentTree(rows)
+      if (!isSourceKey(key)) return yield* new SourceNotFound({ key })
+      const rows = yield* sql<{ id: string | null }>`
+        SELECT c.id, c.parent_id, c.name, c.description, c.status, c.is_group, c.region
+        FROM sources s LEFT JOIN components c ON c.source_id = s.id
+        WHERE ${sql.and([visible, sql`s.key = ${key}`])}
+        ORDER BY c.position, c.name, c.id`.pipe(Effect.orDie)
+      if (rows.length === 0) return yield* new SourceNotFound({ key })
+      return componentTree(yield* decodeComponents(rows.filter((r) => r.id !== null)).pipe(Effect.orDie))
     })
 
     const decodeChecked = Schema.decodeUnknownEffect(Schema.Array(CheckedComponent))
     const checkedComponents = Effect.fn("Sources.checkedComponents")(function*(key: string) {
-      const source = yield* find(key)
+      const source = yield* idOf(key)
       return yield* sql`
         SELECT id, external_id, name, region FROM components WHERE source_id = ${source.id} AND NOT is_group
         ORDER BY position, name, id`.pipe(Effect.flatMap(decodeChecked), Effect.orDie)
@@ -168,7 +179,7 @@ export class Sources extends Context.Service<Sources, {
 
     const incidents = Effect.fn("Sources.incidents")(function*(key: string, page: PageRequest) {
       const after = yield* decodeCursor(page.cursor)
-      const source = yield* find(key)
+      const source = yield* idOf(key)
       const limit = page.limit ?? defaultPageSize
       const rows = yield* sql`
         SELECT id, external_id, title, status, impact, url, region, started_at, updated_at, resolved_at, update_count,
@@ -214,7 +225,7 @@ export class Sources extends Context.Service<Sources, {
 
     const maintenances = Effect.fn("Sources.maintenances")(function*(key: string, page: PageRequest) {
       const after = yield* decodeCursor(page.cursor)
-      const source = yield* find(key)
+      const source = yield* idOf(key)
       const limit = page.limit ?? defaultPageSize
       const rows = yield* sql`
         SELECT id, external_id, title, status, url, scheduled_for, scheduled_until, ${sql.literal(micros("scheduled_for"))}
