@@ -96,7 +96,7 @@ const restart = Command.make(
     yield* Console.log(JSON.stringify({ command: `statusgrid bench restart --sources ${sources} --down ${down} --after ${after}`, ...result }))
   })
 ).pipe(Command.withDescription(
-  "N sources at their check classes' intervals: run until all are checked, stop, start again; time to every overdue source checked, the others' first checks against their cadence"
+  "N sources at their check classes' intervals: run 30 s, stop, start again; time to every overdue source checked, the others' first checks against their cadence"
 ))
 
 const monitors = Command.make(

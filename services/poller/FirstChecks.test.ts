@@ -13,7 +13,7 @@ describe("firstDue", () => {
       { key: "very-late-15min", lastCheckedAt: now - 3_600_000, intervalMs: 900_000 },
       { key: "never", lastCheckedAt: undefined, intervalMs: 60_000 },
       { key: "exactly-due", lastCheckedAt: now - 60_000, intervalMs: 60_000 }
-    ], now, catchUp))
+    ], now, catchUp, false))
     expect(due.get("recent-15min")).toBe(now + 840_000)
     expect(due.get("recent-30s")).toBe(now + 20_000)
     // Four overdue: never checked, then by how long overdue; few, so 50 ms apart (20 a second) rather than over 20 s.
@@ -27,7 +27,7 @@ describe("firstDue", () => {
 
   it("spreads many overdue over the catch-up window", () => {
     const items = Array.from({ length: 1_000 }, (_, i) => ({ key: `s${i}`, lastCheckedAt: undefined, intervalMs: 900_000 }))
-    const due = firstDue(items, now, catchUp).map(([, at]) => at).toSorted((a, b) => a - b)
+    const due = firstDue(items, now, catchUp, false).map(([, at]) => at).toSorted((a, b) => a - b)
     // 1,000 over 20 s: 50 a second, 20 ms apart.
     expect(due[0]).toBe(now)
     expect(due.at(-1)).toBe(now + 19_980)
@@ -35,7 +35,7 @@ describe("firstDue", () => {
 
   it("runs the catch-up no faster than its rate: the window grows with the overdue", () => {
     const items = Array.from({ length: 5_000 }, (_, i) => ({ key: `s${i}`, lastCheckedAt: now - 100_000 - i, intervalMs: 30_000 }))
-    const due = firstDue(items, now, catchUp).map(([, at]) => at).toSorted((a, b) => a - b)
+    const due = firstDue(items, now, catchUp, false).map(([, at]) => at).toSorted((a, b) => a - b)
     expect(due).toHaveLength(5_000)
     expect(due[0]).toBe(now)
     // 5,000 at 100/s: 50 s, evenly.
@@ -46,7 +46,19 @@ describe("firstDue", () => {
   })
 
   it("leaves nothing to catch up when every item is on its cadence", () => {
-    expect(firstDue([{ key: "a", lastCheckedAt: now - 1, intervalMs: 30_000 }], now, catchUp)).toEqual([["a", now + 29_999]])
-    expect(firstDue([], now, catchUp)).toEqual([])
+    expect(firstDue([{ key: "a", lastCheckedAt: now - 1, intervalMs: 30_000 }], now, catchUp, false)).toEqual([["a", now + 29_999]])
+    expect(firstDue([], now, catchUp, true)).toEqual([])
+  })
+
+  it("on the shard's first load, places the never checked at random over one interval; the overdue are still caught up", () => {
+    const random = [0.25, 0.75]
+    let i = 0
+    const due = new Map(firstDue([
+      { key: "never-30s", lastCheckedAt: undefined, intervalMs: 30_000 },
+      { key: "never-15min", lastCheckedAt: undefined, intervalMs: 900_000 },
+      { key: "late", lastCheckedAt: now - 60_000, intervalMs: 30_000 },
+      { key: "recent", lastCheckedAt: now - 10_000, intervalMs: 30_000 }
+    ], now, catchUp, true, () => random[i++]!))
+    expect(due).toEqual(new Map([["never-30s", now + 7_500], ["never-15min", now + 675_000], ["late", now], ["recent", now + 20_000]]))
   })
 })

@@ -23,16 +23,28 @@ const minPerSecond = 20
 
 /**
  * The first due time of each loaded item. One whose next check (last check + interval) is still ahead
- * keeps that time, so its phase survives a restart; the overdue and the never checked follow one
- * another evenly from now, the most overdue first, at the rate that spreads them over the catch-up
- * window (at least `minPerSecond`, at most `perSecond`): a restart neither leaves a 15-minute source
- * unchecked for 15 minutes nor checks thousands in the same instant, and a source just added is
- * checked at once.
+ * keeps that time, so its phase survives a restart; the overdue follow one another evenly from now,
+ * the most overdue first, at the rate that spreads them over the catch-up window (at least
+ * `minPerSecond`, at most `perSecond`): a restart neither leaves a 15-minute source unchecked for 15
+ * minutes nor checks thousands in the same instant. Never checked: on the shard's first load
+ * (`initial`, a fresh installation's whole catalog) at a random point of one interval, so that
+ * thousands of first checks, some of them against pages that hang until their timeouts, do not fill
+ * the shard's concurrency at once; added later (a source or monitor just made), caught up at once.
  */
-export const firstDue = (items: ReadonlyArray<Loaded>, now: number, catchUp: CatchUp): Array<readonly [key: string, due: number]> => {
+export const firstDue = (
+  items: ReadonlyArray<Loaded>,
+  now: number,
+  catchUp: CatchUp,
+  initial: boolean,
+  random: () => number = Math.random
+): Array<readonly [key: string, due: number]> => {
   const due: Array<readonly [string, number]> = []
   const overdue: Array<{ readonly key: string; readonly next: number }> = []
   for (const item of items) {
+    if (item.lastCheckedAt === undefined && initial) {
+      due.push([item.key, now + random() * item.intervalMs])
+      continue
+    }
     const next = item.lastCheckedAt === undefined ? Number.NEGATIVE_INFINITY : item.lastCheckedAt + item.intervalMs
     if (next > now) due.push([item.key, next])
     else overdue.push({ key: item.key, next })

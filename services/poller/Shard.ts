@@ -103,6 +103,8 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     }
   })
 
+  /** Whether the shard has loaded its sources once (its first load places never-checked ones at random). */
+  let loaded = false
   const reload = Effect.gen(function*() {
     const rows = yield* store.loadShard(options.shard, options.shards)
     // What was last observed of sources new to the shard (all of them when it starts), read before they
@@ -143,7 +145,8 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       }
     }
     yield* reloadMonitors(now, fresh)
-    for (const [key, due] of firstDue(fresh, now, options.catchUp)) queue.set(key, due)
+    for (const [key, due] of firstDue(fresh, now, options.catchUp, !loaded)) queue.set(key, due)
+    loaded = true
     stats.sources(options.shard, entries.size + monitors.size)
   })
 

@@ -100,6 +100,22 @@ export const seedRecords = (tenant: Tenant) =>
  * entries), to show that a refused request changed nothing. API keys' last
  * use is left out: every request updates it.
  */
+/**
+ * What the poller writes on a monitor's row after each check (MonitorStore.saveChecks) and on a source's
+ * (SourceStore: check times, snapshots, detection): observations, not records anyone saved, so the
+ * digest leaves them out (a new monitor or source is checked at once, whenever a test posts next).
+ */
+const monitorObservations = [
+  "state", "consecutive_failures", "ssl_notified_days", "last_changed_at", "last_checked_at", "last_error",
+  "last_response_ms", "last_http_status", "tls_valid_to", "tls_issuer"
+]
+const sourceObservations = [
+  "status", "last_checked_at", "last_error", "last_changed_at", "components_count", "incidents_count", "region_statuses",
+  "has_history", "verified", "provider_type", "poll_url", "updated_at"
+]
+
+const textArray = (names: ReadonlyArray<string>) => `'{${names.join(",")}}'::text[]`
+
 export const organizationDigest = (orgId: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient
@@ -109,8 +125,8 @@ export const organizationDigest = (orgId: string) =>
         SELECT 'organization' || to_jsonb(t)::text AS x FROM organizations t, o WHERE t.id = o.id
         UNION ALL SELECT 'stack' || to_jsonb(t)::text FROM stacks t, o WHERE t.organization_id = o.id
         UNION ALL SELECT 'item' || to_jsonb(i)::text FROM stack_items i JOIN stacks s ON s.id = i.stack_id, o WHERE s.organization_id = o.id
-        UNION ALL SELECT 'monitor' || to_jsonb(t)::text FROM monitors t, o WHERE t.organization_id = o.id
-        UNION ALL SELECT 'source' || to_jsonb(t)::text FROM sources t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'monitor' || (to_jsonb(t) - ${sql.literal(textArray(monitorObservations))})::text FROM monitors t, o WHERE t.organization_id = o.id
+        UNION ALL SELECT 'source' || (to_jsonb(t) - ${sql.literal(textArray(sourceObservations))})::text FROM sources t, o WHERE t.organization_id = o.id
         UNION ALL SELECT 'window' || to_jsonb(t)::text FROM maintenance_windows t, o WHERE t.organization_id = o.id
         UNION ALL SELECT 'channel' || to_jsonb(t)::text FROM channels t, o WHERE t.organization_id = o.id
         UNION ALL SELECT 'rule' || to_jsonb(t)::text FROM notification_rules t, o WHERE t.organization_id = o.id
