@@ -68,8 +68,8 @@ export interface PublisherBacklog {
  * `PUBLISH_RETRY_MAX_MS`), so a Redis outage delays changes but loses none.
  * Checks that changed nothing (`touched`, a monitor's live numbers) are kept
  * latest per subject and written once the queue is empty, at most every
- * 250 ms and in one round trip, never ahead of a change of the same subject. Shutdown spills what is left; the next start
- * applies it first. Guarantee: at least once — a step whose reply was lost
+ * 250 ms and in one round trip, never ahead of a change of the same subject.
+ * Shutdown spills what is left; the next start applies it first. Guarantee: at least once — a step whose reply was lost
  * with the connection is applied again.
  */
 export class Publisher extends Context.Service<Publisher, {
@@ -179,7 +179,6 @@ export class Publisher extends Context.Service<Publisher, {
         ]
       }
 
-      /** Writes the waiting unchanged checks; those the bus refused wait for the next round unless replaced. */
       /** Latest unchanged checks in two round trips (sources, monitors); what the bus refused waits for the next round unless replaced. */
       const writeTouches = Effect.gen(function*() {
         const sources = touches
