@@ -418,7 +418,6 @@ const errorCode = (error: unknown): string | undefined => {
   return typeof code === "string" ? code : undefined
 }
 
-/** A short, stable description of why an attempt failed, and whether retrying may help. */
 /** Why an attempt's request was aborted: made once, since `abort()` without a reason builds a DOMException (a stack trace) per call. */
 const attemptEnded = new Error("the attempt ended")
 /** The reason an attempt's own timer aborts its request with (recognised by `attemptError`). */
@@ -444,6 +443,7 @@ const attemptSignal = (timeoutMs: number) =>
       })
   ).pipe(Effect.map(({ controller }) => controller.signal))
 
+/** A short, stable description of why an attempt failed, and whether retrying may help. */
 const attemptError = (error: unknown, timeoutMs: number, connectTimeoutMs: number): AttemptError => {
   if (error === attemptTimedOut) return new AttemptError({ message: `timeout after ${timeoutMs} ms`, retryable: true })
   if (error instanceof BodyError) return new AttemptError({ message: error.message, retryable: error.retryable })
