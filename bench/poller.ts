@@ -140,7 +140,7 @@ const measure = Effect.fn("bench.poller.measure")(function*(options: PollerBench
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
 
 /** One in-process runner with every shard, on the stores the benchmark provides. */
-const pollerLayer = Poller.layer.pipe(Layer.provide(Layer.mergeAll(Cluster.single, Publisher.layer)))
+export const pollerLayer = Poller.layer.pipe(Layer.provide(Layer.mergeAll(Cluster.single, Publisher.layer)))
 
 /** The stores the benchmark runs on: the configured ones, embedded by default. */
 export const benchStoresLayer = Stores.layer

@@ -2,11 +2,9 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Catalog from "../services/catalog/Catalog.ts"
 import * as Migrations from "../services/platform/Migrations.ts"
-import { Publisher } from "../services/platform/Publisher.ts"
-import * as Cluster from "../services/poller/Cluster.ts"
-import * as Poller from "../services/poller/Poller.ts"
 import { PollerStats } from "../services/poller/PollerStats.ts"
 import { percentile, round } from "./figures.ts"
+import { pollerLayer } from "./poller.ts"
 import { spawnSimulator } from "./simulatorProcess.ts"
 
 export interface RestartBenchOptions {
@@ -18,9 +16,6 @@ export interface RestartBenchOptions {
   /** POLLER_SHARDS, to tell when every shard has started */
   readonly shards: number
 }
-
-/** One in-process runner with every shard (the same as `statusgrid start`'s). */
-const pollerLayer = Poller.layer.pipe(Layer.provide(Layer.mergeAll(Cluster.single, Publisher.layer)))
 
 interface Checked {
   readonly key: string
