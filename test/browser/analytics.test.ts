@@ -50,7 +50,8 @@ beforeAll(async () => {
   key = await world.run(ApiKeys.use((k) => k.issue(world.org.id, "analytics test", "admin")).pipe(Effect.provide(ApiKeys.layer)))
   const catalog = await world.run(catalogSource(2))
   source = { key: catalog.key, components: ["c0", "c1"] }
-  monitorId = String((await api(world.server.url, key, "POST", "/monitors", { name: "Checkout", url: "http://127.0.0.1:9/checkout" }))["id"])
+  // Paused: its history is the one written below; a live check (down, the port is closed) would add today's.
+  monitorId = String((await api(world.server.url, key, "POST", "/monitors", { name: "Checkout", url: "http://127.0.0.1:9/checkout", paused: true }))["id"])
 
   // Day 1: the source down 09:00–10:30 and in maintenance 14:00–16:00; component c0 critical 09:00–10:30;
   // day 2: down again 22:00–22:20. The monitor down 03:00–03:45 on day 2. No check 06:00–08:00 on day 1 (a gap).
@@ -207,6 +208,7 @@ describe("analytics pages in Chromium", () => {
     // Day 1: c0 critical; day 2: the monitor down; the day before, an hour of checks, operational.
     assert.strictEqual(await own.locator("rect.cell-down").count(), 2)
     assert.strictEqual(await own.locator("rect.cell-operational").count(), 1)
+    assert.include(await page.locator(`[data-monitor="${monitorId}"]`).innerText(), "paused: not checked until resumed")
     const ninety = await api(world.server.url, key, "GET", `/stacks/${stack.id}/analytics?from=${iso(Date.now() - 90 * day)}`) as unknown as { analytics: Figures }
     assert.strictEqual(await own.locator(".strip-uptime").innerText(), `${ninety.analytics.uptime!.toFixed(2)} %`)
     await screenshot(page, "stack-page-90d")

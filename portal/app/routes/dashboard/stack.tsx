@@ -171,7 +171,9 @@ export default function StackPage({ loaderData, actionData }: Route.ComponentPro
                     <span className="row-name">
                       {m.name}
                       <span className="muted row-detail">
-                        {m.last_checked_at === null ? "not checked yet" : <>checked <RelativeTime date={m.last_checked_at} /></>}
+                        {m.state === "paused"
+                          ? "paused: not checked until resumed"
+                          : m.last_checked_at === null ? "not checked yet" : <>checked <RelativeTime date={m.last_checked_at} /></>}
                       </span>
                     </span>
                     <StatusBadge status={fromMonitorState(m.state)} />
