@@ -7,6 +7,7 @@ import { Bus } from "../platform/Bus.ts"
 import { writeEvent } from "../platform/EventStream.ts"
 import { RedisKeys } from "../platform/RedisKeys.ts"
 import { rowsOf } from "../platform/Rows.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 /** The figures a signal is started, raised or ended on (a source's score of the moment). */
 export interface SignalScore {
@@ -31,7 +32,7 @@ const SignalRow = Schema.Struct({
   source_name: Schema.String,
   source_status: Schema.String,
   started_at: Schema.Date,
-  ended_at: Schema.NullOr(Schema.Date),
+  ended_at: NullOr(Schema.Date),
   start_confidence: Schema.Number,
   peak_confidence: Schema.Number,
   end_confidence: Schema.NullOr(Schema.Number),

@@ -1,4 +1,5 @@
 import { Effect, Schema, SchemaTransformation } from "effect"
+import { NullOr } from "./NullOr.ts"
 
 /** Website monitors (issue #5): an organization's own HTTP/HTTPS endpoints, checked on an interval. */
 
@@ -200,8 +201,8 @@ export const Monitor = Schema.Struct({
   paused: Schema.Boolean,
   state: MonitorState,
   consecutive_failures: Schema.Int,
-  last_checked_at: Schema.NullOr(UtcTimestamp),
-  last_changed_at: Schema.NullOr(UtcTimestamp),
+  last_checked_at: NullOr(UtcTimestamp),
+  last_changed_at: NullOr(UtcTimestamp),
   last_error: Schema.NullOr(Schema.String),
   created_at: UtcTimestamp,
   updated_at: UtcTimestamp

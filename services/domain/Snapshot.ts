@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { ComponentStatus, IncidentImpact, IncidentStatus, SourceStatus } from "./Status.ts"
+import { NullOr } from "./NullOr.ts"
 
 /** Lifecycle of a scheduled maintenance, normalized across providers. */
 export const MaintenanceStatus = Schema.Literals(["scheduled", "in_progress", "verifying", "completed", "cancelled"])
@@ -43,7 +44,7 @@ export const SnapshotIncident = Schema.Struct({
   impact: IncidentImpact,
   created_at: Timestamp,
   updated_at: Timestamp,
-  resolved_at: Schema.NullOr(Timestamp),
+  resolved_at: NullOr(Timestamp),
   update_count: Schema.Number,
   /** Ids of affected components (of this snapshot's `components`). */
   components: Schema.Array(Schema.String),
@@ -60,7 +61,7 @@ export const SnapshotMaintenance = Schema.Struct({
   title: Schema.String,
   status: MaintenanceStatus,
   scheduled_for: Timestamp,
-  scheduled_until: Schema.NullOr(Timestamp),
+  scheduled_until: NullOr(Timestamp),
   components: Schema.Array(Schema.String),
   url: Schema.NullOr(Schema.String)
 })

@@ -10,6 +10,7 @@ import { OrganizationCreated } from "../orgs/OrganizationCreated.ts"
 import { Organizations } from "../orgs/Organizations.ts"
 import { rowsOf } from "../platform/Rows.ts"
 import * as Passwords from "./Passwords.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 /** A user as the portal shows them: never the password hash. */
 export interface User {
@@ -47,7 +48,7 @@ const UserRow = Schema.Struct({
   name: Schema.String,
   password_hash: Schema.NullOr(Schema.String),
   created_at: Schema.Date,
-  last_login_at: Schema.NullOr(Schema.Date)
+  last_login_at: NullOr(Schema.Date)
 })
 type UserRow = typeof UserRow.Type
 const decodeUsers = rowsOf("users", UserRow)

@@ -10,6 +10,7 @@ import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 import type { Page } from "../domain/api/Paging.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 const AlertRow = Schema.Struct({
   id: Schema.String,
@@ -19,10 +20,10 @@ const AlertRow = Schema.Struct({
   level: AlertLevel,
   title: Schema.NullOr(Schema.String),
   created_at: Schema.Date,
-  acknowledged_at: Schema.NullOr(Schema.Date),
+  acknowledged_at: NullOr(Schema.Date),
   acknowledged_by: Schema.NullOr(Schema.String),
   escalation_step: Schema.Number,
-  next_escalation_at: Schema.NullOr(Schema.Date),
+  next_escalation_at: NullOr(Schema.Date),
   cursor_at: Schema.String
 })
 type AlertRow = typeof AlertRow.Type
@@ -73,7 +74,7 @@ const DeliveryRow = Schema.Struct({
   attempts: Schema.Number,
   last_error: Schema.NullOr(Schema.String),
   created_at: Schema.Date,
-  delivered_at: Schema.NullOr(Schema.Date),
+  delivered_at: NullOr(Schema.Date),
   escalation: Schema.Boolean
 })
 const decodeDeliveries = rowsOf("deliveries", DeliveryRow)
@@ -89,7 +90,7 @@ const LinkedAlert = Schema.Struct({
   level: AlertLevel,
   title: Schema.NullOr(Schema.String),
   created_at: Schema.Date,
-  acknowledged_at: Schema.NullOr(Schema.Date),
+  acknowledged_at: NullOr(Schema.Date),
   acknowledged_by: Schema.NullOr(Schema.String),
   expired: Schema.Boolean
 })

@@ -10,6 +10,7 @@ import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 import type { Page } from "../domain/api/Paging.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 /** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
 const resolvedKeyRows = rowsOf("api_keys", Schema.Struct({
@@ -32,8 +33,8 @@ const KeyRow = Schema.Struct({
   role: Role,
   prefix: Schema.String,
   created_at: Schema.Date,
-  last_used_at: Schema.NullOr(Schema.Date),
-  revoked_at: Schema.NullOr(Schema.Date),
+  last_used_at: NullOr(Schema.Date),
+  revoked_at: NullOr(Schema.Date),
   cursor_at: Schema.String
 })
 type KeyRow = typeof KeyRow.Type

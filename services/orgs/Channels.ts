@@ -13,6 +13,7 @@ import { recordAudit } from "./Audit.ts"
 import { channelAllowance } from "./Limits.ts"
 import { cursorAt, decodeCursor, encodeCursor, listPage, type PageRequest } from "./Paging.ts"
 import { defaultPageSize, type Page, pageOf } from "../domain/api/Paging.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 /** The notification center's filters: a page, one status, one channel. */
 export type DeliveryFilter = PageRequest & {
@@ -66,7 +67,7 @@ const DeliveryRow = Schema.Struct({
   last_error: Schema.NullOr(Schema.String),
   event_type: Schema.String,
   created_at: Schema.Date,
-  delivered_at: Schema.NullOr(Schema.Date),
+  delivered_at: NullOr(Schema.Date),
   channel_id: Schema.String,
   channel_type: ChannelType,
   channel_name: Schema.String,

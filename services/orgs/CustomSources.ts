@@ -19,6 +19,7 @@ import { ensureWithinLimit } from "./Limits.ts"
 import { publishManualChange } from "./ManualSourceChange.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 import type { Page } from "../domain/api/Paging.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 /** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
 const sourcesKeyRows = rowsOf("sources", Schema.Struct({ key: Schema.String }))
@@ -29,7 +30,7 @@ const sourcesIdRows = rowsOf("sources", Schema.Struct({ id: Schema.String }))
 const SourceRow = Schema.Struct({
   ...BaseSourceRow.fields,
   kind: CustomSourceKind,
-  last_changed_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  last_changed_at: NullOr(Schema.DateTimeUtcFromDate),
   cursor_at: Schema.String
 })
 type SourceRow = typeof SourceRow.Type

@@ -7,6 +7,7 @@ import { rowsOf } from "../platform/Rows.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { type CalendarEntry, icsOf } from "./CalendarIcs.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 /** `cal_` and 24 random bytes in base64url (192 bits). */
 const newCalendarToken = () => `cal_${randomBytes(24).toString("base64url")}`
@@ -45,7 +46,7 @@ const ProviderRow = Schema.Struct({
   source_name: Schema.String,
   source_key: Schema.String,
   scheduled_for: Schema.Date,
-  scheduled_until: Schema.NullOr(Schema.Date),
+  scheduled_until: NullOr(Schema.Date),
   updated_at: Schema.Date
 })
 const FeedRow = Schema.Struct({ organization_id: Schema.String, organization_name: Schema.String, slug: Schema.String })

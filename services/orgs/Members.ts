@@ -13,6 +13,7 @@ import { recordAudit } from "./Audit.ts"
 import { ensureWithinLimit } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 import type { Page } from "../domain/api/Paging.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 /** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
 const membershipsNRows = rowsOf("memberships", Schema.Struct({ n: Schema.Number }))
@@ -63,8 +64,8 @@ const InvitationRow = Schema.Struct({
   invited_by: Schema.NullOr(Schema.String),
   expires_at: Schema.Date,
   created_at: Schema.Date,
-  accepted_at: Schema.NullOr(Schema.Date),
-  revoked_at: Schema.NullOr(Schema.Date),
+  accepted_at: NullOr(Schema.Date),
+  revoked_at: NullOr(Schema.Date),
   expired: Schema.Boolean,
   cursor_at: Schema.String
 })

@@ -17,6 +17,7 @@ import { ShardReloads } from "../domain/ShardReloads.ts"
 import { checkUrlTarget, type TargetRefused } from "../platform/AddressGuard.ts"
 import { MonitorSettingsRow, settingsOfRow } from "../monitors/MonitorRow.ts"
 import { type FieldIssue, MonitorInvalid, type MonitorSettings, validateMonitor } from "../monitors/Validate.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 export class MonitorNotFound extends Schema.TaggedError<MonitorNotFound>()("MonitorNotFound", {
   id: Schema.String
@@ -38,12 +39,12 @@ const MonitorRow = Schema.Struct({
   auth_type: AuthType,
   state: MonitorState,
   consecutive_failures: Schema.Number,
-  last_checked_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
-  last_changed_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  last_checked_at: NullOr(Schema.DateTimeUtcFromDate),
+  last_changed_at: NullOr(Schema.DateTimeUtcFromDate),
   last_error: Schema.NullOr(Schema.String),
   last_response_ms: Schema.NullOr(Schema.Number),
   last_http_status: Schema.NullOr(Schema.Number),
-  tls_valid_to: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  tls_valid_to: NullOr(Schema.DateTimeUtcFromDate),
   tls_issuer: Schema.NullOr(Schema.String),
   created_at: Schema.DateTimeUtcFromDate,
   updated_at: Schema.DateTimeUtcFromDate,

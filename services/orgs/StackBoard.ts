@@ -7,6 +7,7 @@ import type { StackHealth } from "../domain/StackHealth.ts"
 import { ComponentStatus, IncidentImpact, IncidentStatus, MonitorState, SourceStatus } from "../domain/Status.ts"
 import { rowsOf } from "../platform/Rows.ts"
 import { requirePermission } from "./Access.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 /** A component as a board shows it; `external_id` is the source's own id, which live deltas name. */
 export interface BoardComponent {
@@ -105,20 +106,20 @@ const ItemRow = Schema.Struct({
   component_external_id: Schema.NullOr(Schema.String),
   component_name: Schema.NullOr(Schema.String),
   component_status: Schema.NullOr(ComponentStatus),
-  component_changed_at: Schema.NullOr(Schema.Date),
+  component_changed_at: NullOr(Schema.Date),
   source_id: Schema.NullOr(Schema.String),
   source_key: Schema.NullOr(Schema.String),
   source_name: Schema.NullOr(Schema.String),
   source_status: Schema.NullOr(SourceStatus),
   source_page: Schema.NullOr(Schema.String),
-  source_checked_at: Schema.NullOr(Schema.Date),
-  source_changed_at: Schema.NullOr(Schema.Date),
+  source_checked_at: NullOr(Schema.Date),
+  source_changed_at: NullOr(Schema.Date),
   monitor_id: Schema.NullOr(Schema.String),
   monitor_name: Schema.NullOr(Schema.String),
   monitor_url: Schema.NullOr(Schema.String),
   monitor_state: Schema.NullOr(MonitorState),
-  monitor_checked_at: Schema.NullOr(Schema.Date),
-  monitor_changed_at: Schema.NullOr(Schema.Date)
+  monitor_checked_at: NullOr(Schema.Date),
+  monitor_changed_at: NullOr(Schema.Date)
 })
 type ItemRow = typeof ItemRow.Type
 const itemRows = rowsOf("stack_items", ItemRow)
@@ -129,7 +130,7 @@ const ComponentRow = Schema.Struct({
   external_id: Schema.String,
   name: Schema.String,
   status: ComponentStatus,
-  last_changed_at: Schema.NullOr(Schema.Date)
+  last_changed_at: NullOr(Schema.Date)
 })
 const componentRows = rowsOf("components", ComponentRow)
 
@@ -154,7 +155,7 @@ const maintenanceRows = rowsOf("scheduled_maintenances", Schema.Struct({
   status: Schema.String,
   url: Schema.NullOr(Schema.String),
   scheduled_for: Schema.Date,
-  scheduled_until: Schema.NullOr(Schema.Date)
+  scheduled_until: NullOr(Schema.Date)
 }))
 
 const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString())

@@ -10,6 +10,7 @@ import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { LiveTargets } from "./LiveTargets.ts"
 import { Stacks, type StackView } from "./Stacks.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 /** `tv_` and 24 random bytes in base64url (192 bits): unguessable, and never an organization's slug. */
 const newTvToken = () => `tv_${randomBytes(24).toString("base64url")}`
@@ -38,7 +39,7 @@ const FeedRow = Schema.Struct({
   source_name: Schema.String,
   started_at: Schema.Date,
   updated_at: Schema.Date,
-  resolved_at: Schema.NullOr(Schema.Date),
+  resolved_at: NullOr(Schema.Date),
   latest_update: Schema.NullOr(Schema.String)
 })
 const decodeFeed = rowsOf("incidents", FeedRow)

@@ -1,4 +1,5 @@
 import { PGlite } from "@electric-sql/pglite"
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Effect, Schema } from "effect"
 import * as Crypto from "node:crypto"
@@ -30,7 +31,8 @@ const socketMaxConnections = 256
 export const start = Effect.fnUntraced(function*(dataDir: string) {
   const db = yield* Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => PGlite.create(dataDir),
+      // pg_trgm: the catalog search's indexes (migrations/postgres/0026_source_search.sql).
+      try: () => PGlite.create(dataDir, { extensions: { pg_trgm } }),
       catch: (cause) => new EmbeddedPostgresError({ message: `cannot open PGlite at ${dataDir}`, cause })
     }),
     (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { CategoryId, CheckClass } from "../domain/Source.ts"
 import { SourceStatus } from "../domain/Status.ts"
 import { JsonColumn, TextArrayColumn } from "./Rows.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 /**
  * A `sources` row as the source lists select it: the columns of the public
@@ -19,7 +20,7 @@ export const SourceRow = Schema.Struct({
   service_url: Schema.NullOr(Schema.String),
   components_count: Schema.Number,
   incidents_count: Schema.Number,
-  last_checked_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  last_checked_at: NullOr(Schema.DateTimeUtcFromDate),
   check_class: CheckClass,
   provider_type: Schema.NullOr(Schema.String),
   verified: Schema.Boolean,

@@ -7,6 +7,7 @@ import type { MonitorSettings } from "../monitors/Validate.ts"
 import { rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { shardExpr } from "./SourceStore.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 /** What a shard needs to know of one of its website monitors. */
 export interface PolledMonitor {
@@ -37,8 +38,8 @@ const MonitorRow = Schema.Struct({
   state: MonitorState,
   consecutive_failures: Schema.Number,
   ssl_notified_days: Schema.NullOr(Schema.Number),
-  last_changed_at: Schema.NullOr(Schema.Date),
-  last_checked_at: Schema.NullOr(Schema.Date),
+  last_changed_at: NullOr(Schema.Date),
+  last_checked_at: NullOr(Schema.Date),
   last_error: Schema.NullOr(Schema.String),
   updated_at: Schema.Date
 })

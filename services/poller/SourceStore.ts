@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import type { Snapshot } from "../domain/Snapshot.ts"
 import { Observation, type Since } from "../domain/Changes.ts"
 import { rowsOf, TextArrayColumn } from "../platform/Rows.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 /** What a shard needs to know of one of its sources. */
 export const PolledSource = Schema.Struct({
@@ -18,7 +19,7 @@ export const PolledSource = Schema.Struct({
   /** A catalog source (the operator's): read without the address guard; an organization's custom source is guarded (decision 0009). */
   trusted: Schema.Boolean,
   /** When a shard last checked it (its first check after a restart keeps the cadence, `FirstChecks.ts`). */
-  last_checked_at: Schema.NullOr(Schema.Date)
+  last_checked_at: NullOr(Schema.Date)
 })
 export type PolledSource = typeof PolledSource.Type
 

@@ -19,6 +19,7 @@ import { cursorAt, listPage, type PageRequest } from "../orgs/Paging.ts"
 import { JsonColumn, rowsOf, TextArrayColumn } from "../platform/Rows.ts"
 import { reportCsv } from "./ReportFormats.ts"
 import { reportPdf } from "./ReportPdf.ts"
+import { NullOr } from "../domain/NullOr.ts"
 
 const ScheduleRow = Schema.Struct({
   id: Schema.String,
@@ -44,7 +45,7 @@ const ReportRow = Schema.Struct({
   period_end: Schema.Date,
   status: ReportStatus,
   generated: Schema.Boolean,
-  sent_at: Schema.NullOr(Schema.Date),
+  sent_at: NullOr(Schema.Date),
   last_error: Schema.NullOr(Schema.String),
   cursor_at: Schema.String
 })

@@ -4,6 +4,7 @@ import { AlertLevel } from "../Rule.ts"
 import { OrgAuth } from "./Auth.ts"
 import { Forbidden, NotFound } from "./Errors.ts"
 import { Page, PageQuery } from "./Paging.ts"
+import { NullOr } from "../NullOr.ts"
 
 const Uuid = Schema.String.annotate({ format: "uuid" })
 const Timestamp = Schema.String.annotate({ format: "date-time" })
@@ -21,12 +22,12 @@ export const Alert = Schema.Struct({
   level: AlertLevel,
   title: Schema.String,
   created_at: Timestamp,
-  acknowledged_at: Schema.NullOr(Timestamp),
+  acknowledged_at: NullOr(Timestamp),
   acknowledged_by: Schema.NullOr(Schema.String).annotate({
     description: "user:<id>, api_key:<id>, link (the signed link in the message) or recovered (the subject recovered)."
   }),
   escalation_step: Schema.Int.annotate({ description: "Escalation steps sent so far." }),
-  next_escalation_at: Schema.NullOr(Timestamp)
+  next_escalation_at: NullOr(Timestamp)
 }).annotate({ identifier: "Alert" })
 export type Alert = typeof Alert.Type
 
@@ -73,7 +74,7 @@ export const AlertDelivery = Schema.Struct({
   attempts: Schema.Int,
   last_error: Schema.NullOr(Schema.String),
   created_at: Timestamp,
-  delivered_at: Schema.NullOr(Timestamp),
+  delivered_at: NullOr(Timestamp),
   escalation: Schema.Boolean.annotate({ description: "Sent by an escalation step, not with the alert." })
 }).annotate({ identifier: "AlertDelivery" })
 export type AlertDelivery = typeof AlertDelivery.Type
@@ -98,7 +99,7 @@ export const AlertLinkView = Schema.Struct({
   title: Schema.String,
   level: AlertLevel,
   created_at: Timestamp,
-  acknowledged_at: Schema.NullOr(Timestamp),
+  acknowledged_at: NullOr(Timestamp),
   acknowledged_by: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "AlertLinkView" })
 export type AlertLinkView = typeof AlertLinkView.Type

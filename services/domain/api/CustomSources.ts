@@ -6,6 +6,7 @@ import { OrgAuth } from "./Auth.ts"
 import { Forbidden, NotFound, PlanLimitReached, Unprocessable } from "./Errors.ts"
 import { Page, PageQuery } from "./Paging.ts"
 import { Source } from "./Sources.ts"
+import { NullOr } from "../NullOr.ts"
 
 const UtcTimestamp = Schema.String.annotate({ format: "date-time" }).pipe(
   Schema.decodeTo(Schema.DateTimeUtc, SchemaTransformation.dateTimeUtcFromString)
@@ -19,7 +20,7 @@ export type CustomSourceKind = typeof CustomSourceKind.Type
 export const CustomSource = Schema.Struct({
   ...Source.fields,
   kind: CustomSourceKind,
-  last_changed_at: Schema.NullOr(UtcTimestamp).annotate({ description: "When the status last changed; null until it has." })
+  last_changed_at: NullOr(UtcTimestamp).annotate({ description: "When the status last changed; null until it has." })
 }).annotate({ identifier: "CustomSource" })
 export type CustomSource = typeof CustomSource.Type
 

@@ -6,6 +6,7 @@ import { Monitor, MonitorAuth, MonitorInput } from "../Monitor.ts"
 import { OrgAuth } from "./Auth.ts"
 import { Conflict, Forbidden, InvalidParameter, NotFound, PlanLimitReached } from "./Errors.ts"
 import { Page, PageQuery } from "./Paging.ts"
+import { NullOr } from "../NullOr.ts"
 
 const UtcTimestamp = Schema.String.annotate({ format: "date-time" }).pipe(
   Schema.decodeTo(Schema.DateTimeUtc, SchemaTransformation.dateTimeUtcFromString)
@@ -16,7 +17,7 @@ export const MonitorRecord = Schema.Struct({
   ...Monitor.fields,
   last_response_ms: Schema.NullOr(Schema.Int).annotate({ description: "Total time of the last check, ms; null before the first." }),
   last_http_status: Schema.NullOr(Schema.Int).annotate({ description: "HTTP status of the last check; null before the first (0: no response)." }),
-  tls_valid_to: Schema.NullOr(UtcTimestamp).annotate({ description: "Expiry of the certificate last seen (https)." }),
+  tls_valid_to: NullOr(UtcTimestamp).annotate({ description: "Expiry of the certificate last seen (https)." }),
   tls_issuer: Schema.NullOr(Schema.String).annotate({ description: "Issuer of the certificate last seen (https)." })
 }).annotate({ identifier: "Monitor" })
 export type MonitorRecord = typeof MonitorRecord.Type

@@ -5,6 +5,7 @@ import { AlertLevel, RuleInput, RuleScope, ruleFields, Trigger, Weekday } from "
 import { OrgAuth } from "./Auth.ts"
 import { Conflict, Forbidden, NotFound, PlanLimitReached } from "./Errors.ts"
 import { Page, PageQuery } from "./Paging.ts"
+import { NullOr } from "../NullOr.ts"
 
 const Id = Schema.String.annotate({ format: "uuid" })
 const Timestamp = Schema.String.annotate({ format: "date-time" })
@@ -162,7 +163,7 @@ export const Delivery = Schema.Struct({
   rule: Schema.NullOr(Schema.Struct({ id: Id, name: Schema.String })).annotate({ description: "null for test notifications." }),
   event_type: Schema.String.annotate({ description: "A rule trigger, or `test`." }),
   created_at: Timestamp,
-  delivered_at: Schema.NullOr(Timestamp)
+  delivered_at: NullOr(Timestamp)
 }).annotate({ identifier: "Delivery" })
 export type Delivery = typeof Delivery.Type
 

@@ -7,6 +7,7 @@ import { OrgAuth } from "./Auth.ts"
 import { Forbidden, NotFound, PlanLimitReached } from "./Errors.ts"
 import { Email } from "./Members.ts"
 import { Page, PageQuery } from "./Paging.ts"
+import { NullOr } from "../NullOr.ts"
 
 const Uuid = Schema.String.annotate({ format: "uuid" })
 const Timestamp = Schema.String.annotate({ format: "date-time" })
@@ -78,7 +79,7 @@ export const ReportSummary = Schema.Struct({
   to: Timestamp,
   status: ReportStatus.annotate({ description: "pending: due, not sent yet; sending: being sent; sent; failed: given up (last_error)." }),
   generated: Schema.Boolean,
-  sent_at: Schema.NullOr(Timestamp),
+  sent_at: NullOr(Timestamp),
   last_error: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "ReportSummary" })
 export type ReportSummary = typeof ReportSummary.Type

@@ -7,6 +7,7 @@ import { HistoryQuery, SourceHistory } from "../History.ts"
 import { ComponentStatus, IncidentImpact, IncidentStatus, SourceStatus } from "../Status.ts"
 import { InvalidParameter, NotFound } from "./Errors.ts"
 import { Page, PageQuery } from "./Paging.ts"
+import { NullOr } from "../NullOr.ts"
 
 /** Page size of `GET /sources`: 50 unless `limit` says otherwise, at most 500. */
 export const defaultLimit = 50
@@ -58,7 +59,7 @@ export const Source = Schema.Struct({
   components_count: Count.annotate({ description: "Components the source reports." }),
   incidents_count: Count.annotate({ description: "Incidents recorded for the source." }),
   categories: Schema.Array(CategoryId),
-  last_checked_at: Schema.NullOr(UtcTimestamp).annotate({
+  last_checked_at: NullOr(UtcTimestamp).annotate({
     description: "Last status update, ISO 8601 UTC; null until the first check."
   }),
   check_class: CheckClass.annotate({ description: "Poll class: critical 30 s, high 60 s, standard 5 min, low 15 min." }),
@@ -137,7 +138,7 @@ export const Incident = Schema.Struct({
   region: Schema.NullOr(Schema.String).annotate({ description: "The region the incident is about, where the provider says." }),
   started_at: UtcTimestamp,
   updated_at: UtcTimestamp,
-  resolved_at: Schema.NullOr(UtcTimestamp).annotate({
+  resolved_at: NullOr(UtcTimestamp).annotate({
     description: "null while open; when the provider resolved it, or when it stopped listing it."
   }),
   update_count: Count.annotate({ description: "Updates the provider counts; `updates` holds those it published in full." }),
@@ -160,7 +161,7 @@ export const ProviderMaintenance = Schema.Struct({
   }),
   url: Schema.NullOr(Schema.String),
   scheduled_for: UtcTimestamp,
-  scheduled_until: Schema.NullOr(UtcTimestamp),
+  scheduled_until: NullOr(UtcTimestamp),
   components: Schema.Array(ComponentRef).annotate({ description: "Components under maintenance, by name." })
 }).annotate({ identifier: "ProviderMaintenance" })
 export type ProviderMaintenance = typeof ProviderMaintenance.Type
