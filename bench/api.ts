@@ -52,21 +52,24 @@ const cursorAfter = (key: string) => Buffer.from(key).toString("base64url")
 
 /**
  * The read mix of the sources API, as k6's `bench/k6/read-mix.js` runs it: list pages at three sizes
- * from anywhere in the catalog (cursors), a category from anywhere, searches for the start of a key
- * (3 to 6 letters), filters of five keys, one source and one source's components, over the whole
- * catalog: `count` requests, nearly all distinct, so a 1-second micro-cache seldom answers.
+ * from anywhere in the catalog (cursors), a category from anywhere, searches for the start of a name
+ * (3 to 6 letters, as a user types "Gran" for Granite Metrics; a synthetic key's common `sim-` prefix
+ * is nothing a user would type), filters of five keys, one source and one source's components, over
+ * the whole catalog: `count` requests, nearly all distinct, so a 1-second micro-cache seldom answers.
  */
-export const readMix = (keys: ReadonlyArray<string>, count = 6_000): Array<Request> => {
+export const readMix = (sources: ReadonlyArray<{ readonly key: string; readonly name: string }>, count = 6_000): Array<Request> => {
+  const keys = sources.map((s) => s.key)
   const requests: Array<Request> = []
   const categories = ["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"]
   const random = sequence(18)
   const anyKey = () => keys[Math.floor(random() * keys.length)]!
   for (let i = 0; i < count; i++) {
-    const key = anyKey()
+    const source = sources[Math.floor(random() * sources.length)]!
+    const key = source.key
     switch (i % 6) {
       case 0: requests.push({ method: "GET", path: `/api/v1/sources?limit=${[20, 50, 100][i % 3]}&cursor=${cursorAfter(anyKey())}` }); break
       case 1: requests.push({ method: "GET", path: `/api/v1/sources?category=${categories[i % categories.length]}&cursor=${cursorAfter(anyKey())}` }); break
-      case 2: requests.push({ method: "GET", path: `/api/v1/sources?search=${encodeURIComponent(key.slice(0, 3 + (i % 4)))}` }); break
+      case 2: requests.push({ method: "GET", path: `/api/v1/sources?search=${encodeURIComponent(source.name.slice(0, 3 + (i % 4)))}` }); break
       case 3: requests.push({ method: "GET", path: `/api/v1/sources?filter=${Array.from({ length: 5 }, anyKey).join(",")}` }); break
       case 4: requests.push({ method: "GET", path: `/api/v1/sources/${key}` }); break
       default: requests.push({ method: "GET", path: `/api/v1/sources/${key}/components` })
@@ -99,13 +102,13 @@ export const runApiBench = Effect.fn("bench.api")(function*(options: ApiBenchOpt
   // would on a server left to itself (this machine's PostgreSQL runs with autovacuum off; without this,
   // the tables bloat run after run and the statistics drift, and searches fall back to reading every row).
   yield* sql`VACUUM ANALYZE sources, source_categories, components`
-  const keys = (yield* sql<{ key: string }>`SELECT key FROM sources WHERE organization_id IS NULL ORDER BY key`).map((r) => r.key)
+  const sources = yield* sql<{ key: string; name: string }>`SELECT key, name FROM sources WHERE organization_id IS NULL ORDER BY key`
   const { id } = yield* Organizations.use((o) => o.create({ name: "Bench", slug: `bench-${Date.now().toString(36)}`, plan: "pro" }))
   const adminKey = yield* ApiKeys.use((k) => k.issue(id, "bench", "admin"))
   const { address } = yield* HttpServer.HttpServer
   const url = address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
 
-  const mix = readMix(keys)
+  const mix = readMix(sources)
   const read = yield* Effect.promise(() =>
     // The load comes from a worker thread, as it would from another machine, not from the server's event loop.
     autocannon({ url, connections: options.connections, duration: options.durationS, workers: 1, requests: mix })
@@ -126,7 +129,7 @@ export const runApiBench = Effect.fn("bench.api")(function*(options: ApiBenchOpt
   )
   return {
     bench: "api",
-    sources: keys.length,
+    sources: sources.length,
     connections: options.connections,
     cache_ms: options.cacheMs,
     distinct_read_urls: new Set(mix.map((r) => r.path)).size,

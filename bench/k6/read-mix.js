@@ -1,7 +1,7 @@
 // k6 run -e BASE_URL=http://localhost:8080 bench/k6/read-mix.js
 // The read mix of `statusgrid bench api` (bench/api.ts readMix): list, category, search, filter,
 // one source, one source's components, spread over the catalog: list pages and categories from anywhere
-// (cursors), searches for the start of a key, filters of five keys; nearly every URL distinct.
+// (cursors), searches for the start of a name, filters of five keys; nearly every URL distinct.
 import http from "k6/http"
 import { check } from "k6"
 import encoding from "k6/encoding"
@@ -14,14 +14,14 @@ export const options = {
 }
 
 export function setup() {
-  const keys = []
+  const sources = []
   let cursor = null
   do {
     const page = http.get(`${base}/api/v1/sources?limit=500${cursor ? `&cursor=${cursor}` : ""}`).json()
-    keys.push(...page.data.map((s) => s.key))
+    sources.push(...page.data.map((s) => ({ key: s.key, name: s.name })))
     cursor = page.next_cursor
   } while (cursor)
-  return { keys }
+  return { sources }
 }
 
 const categories = ["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"]
@@ -30,13 +30,15 @@ const categories = ["cloud", "payment", "communication", "devtools", "monitoring
 const cursorAfter = (key) => encoding.b64encode(key, "rawurl")
 
 export default function (data) {
-  const anyKey = () => data.keys[Math.floor(Math.random() * data.keys.length)]
+  const anySource = () => data.sources[Math.floor(Math.random() * data.sources.length)]
+  const anyKey = () => anySource().key
   const i = Math.floor(Math.random() * 6000)
-  const key = anyKey()
+  const source = anySource()
+  const key = source.key
   const paths = [
     `/api/v1/sources?limit=${[20, 50, 100][i % 3]}&cursor=${cursorAfter(anyKey())}`,
     `/api/v1/sources?category=${categories[i % categories.length]}&cursor=${cursorAfter(anyKey())}`,
-    `/api/v1/sources?search=${encodeURIComponent(key.slice(0, 3 + (i % 4)))}`,
+    `/api/v1/sources?search=${encodeURIComponent(source.name.slice(0, 3 + (i % 4)))}`,
     `/api/v1/sources?filter=${[0, 1, 2, 3, 4].map(anyKey).join(",")}`,
     `/api/v1/sources/${key}`,
     `/api/v1/sources/${key}/components`

@@ -89,24 +89,28 @@ export class Sources extends Context.Service<Sources, {
     const visible = sql.literal(publicSourceCondition)
 
     /**
-     * `prepared: false` for a search: a prepared statement's plan is cached after five runs as a generic
-     * plan that cannot know the pattern (it walked the key index through every source, 15 ms a search);
-     * unprepared, each search is planned for its pattern and uses the trigram indexes (migration 0026).
+     * The page's sources, their categories read for the page's rows only (not for every match a sort
+     * ranks). `prepared: false` for a search: a prepared statement's plan is cached after five runs as a
+     * generic plan that cannot know the pattern; unprepared, each search is planned for its own pattern
+     * (the trigram index of migration 0026 for a rare one, the key order for a common one).
      */
     const select = (where: ReadonlyArray<Fragment>, limit: number, prepared = true) => {
       const statement = sql`
-        SELECT s.id, s.key, s.name, s.description, s.status, s.logo_url, s.status_page_url, s.service_url,
-          s.components_count, s.incidents_count, s.last_checked_at, s.check_class, s.provider_type,
-          s.verified, s.poll_interval_s < 60 AS realtime, s.has_history AS historical,
-          (cardinality(s.regions) > 0 OR jsonb_array_length(s.region_statuses) > 0) AS regional, s.region_statuses,
-          ARRAY(
+        SELECT p.*, ARRAY(
             SELECT sc.category_id FROM source_categories sc JOIN categories c ON c.id = sc.category_id
-            WHERE sc.source_id = s.id ORDER BY c.position, c.id
+            WHERE sc.source_id = p.id ORDER BY c.position, c.id
           ) AS categories
-        FROM sources s
-        WHERE ${sql.and([visible, ...where])}
-        ORDER BY s.key
-        LIMIT ${limit}`
+        FROM (
+          SELECT s.id, s.key, s.name, s.description, s.status, s.logo_url, s.status_page_url, s.service_url,
+            s.components_count, s.incidents_count, s.last_checked_at, s.check_class, s.provider_type,
+            s.verified, s.poll_interval_s < 60 AS realtime, s.has_history AS historical,
+            (cardinality(s.regions) > 0 OR jsonb_array_length(s.region_statuses) > 0) AS regional, s.region_statuses
+          FROM sources s
+          WHERE ${sql.and([visible, ...where])}
+          ORDER BY s.key
+          LIMIT ${limit}
+        ) p
+        ORDER BY p.key`
       return (prepared ? statement : statement.unprepared).pipe(
         Effect.flatMap(decodeSources),
         Effect.map((rows) => rows.map(toSource))
@@ -123,9 +127,8 @@ export class Sources extends Context.Service<Sources, {
       }
       if (options.status !== undefined) where.push(sql`s.status = ${options.status}`)
       if (options.search !== undefined && options.search !== "") {
-        const pattern = `%${escapeLike(options.search)}%`
-        where.push(sql`(s.name ILIKE ${pattern} ESCAPE '\\' OR s.key ILIKE ${pattern} ESCAPE '\\'
-          OR s.description ILIKE ${pattern} ESCAPE '\\')`)
+        // `search_text`: name, key and description lower-cased and joined (migration 0026).
+        where.push(sql`s.search_text LIKE lower(${`%${escapeLike(options.search)}%`}) ESCAPE '\\'`)
       }
       // One row more than the page tells whether another page follows.
       const searching = options.search !== undefined && options.search !== ""

@@ -380,6 +380,10 @@ describe("sources API", () => {
         assert.deepStrictEqual(yield* search("%"), ["discount-pay"])
         assert.deepStrictEqual(yield* search("\\"), [])
         assert.deepStrictEqual(yield* search("no such text"), [])
+        // Each field on its own: the end of a name and the start of its key are not one text.
+        assert.deepStrictEqual(yield* search("servicesaws"), [])
+        assert.deepStrictEqual(yield* search("services aws"), [])
+        assert.deepStrictEqual(yield* search("aws cloud"), [])
       }))
 
     it.effect("filters by a list of keys, skipping keys it does not show", () =>
@@ -439,6 +443,8 @@ describe("sources API", () => {
         yield* bad("filter=,,", "filter")
         yield* bad(`search=${"x".repeat(201)}`, "search")
         yield* bad("search=a%00b", "search")
+        yield* bad("search=a%1Fb", "search")
+        yield* bad("search=a%0Ab", "search")
         yield* bad("limit=0&category=nope", "category")
         // The message says what is expected.
         const r = yield* failure("/api/v1/sources?category=nope")

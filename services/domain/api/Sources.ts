@@ -204,8 +204,12 @@ export const Limit = Schema.String.pipe(
 export const ListQuery = Schema.Struct({
   category: Schema.optional(CategoryId.annotate({ description: "Only sources in this category." })),
   search: Schema.optional(Schema.String.pipe(
-    // PostgreSQL text cannot hold NUL, so no source could match one.
-    Schema.check(Schema.isMaxLength(maxSearchLength), Schema.makeFilter((s: string) => !s.includes("\u0000"))),
+    // No name, key or description holds a control character (PostgreSQL text cannot hold NUL, and the
+    // search column joins the three with U+001F: migrations/postgres/0026_source_search.sql).
+    Schema.check(
+      Schema.isMaxLength(maxSearchLength),
+      Schema.makeFilter((s: string) => !/[\u0000-\u001f]/u.test(s), { message: "search cannot contain control characters" })
+    ),
     Schema.annotate({ description: "Case-insensitive substring of the name, key or description." })
   )),
   status: Schema.optional(SourceStatus.annotate({ description: "Only sources in this status." })),
