@@ -6,8 +6,8 @@ import { InvalidParameter } from "../domain/api/Errors.ts"
 import { defaultLimit, type ListQuery } from "../domain/api/Sources.ts"
 import type { Component, Incident, IncidentList, ProviderMaintenance, ProviderMaintenanceList, Source } from "../domain/api/Sources.ts"
 import { MaintenanceStatus } from "../domain/Snapshot.ts"
-import { publicSourceCondition, SourceRow } from "../platform/SourceRow.ts"
-import { type CategoryId, SourceKey } from "../domain/Source.ts"
+import { categoriesColumn, publicSourceCondition, SourceRow } from "../platform/SourceRow.ts"
+import { type CategoryId, inCategoryOrder, SourceKey } from "../domain/Source.ts"
 import { ComponentStatus, IncidentImpact, IncidentStatus, type SourceStatus } from "../domain/Status.ts"
 import { decodeCursor, encodeCursor, type PageRequest } from "../orgs/Paging.ts"
 import { defaultPageSize, type Page, pageOf } from "../domain/api/Paging.ts"
@@ -96,10 +96,7 @@ export class Sources extends Context.Service<Sources, {
      */
     const select = (where: ReadonlyArray<Fragment>, limit: number, prepared = true) => {
       const statement = sql`
-        SELECT p.*, ARRAY(
-            SELECT sc.category_id FROM source_categories sc JOIN categories c ON c.id = sc.category_id
-            WHERE sc.source_id = p.id ORDER BY c.position, c.id
-          ) AS categories
+        SELECT p.*, ${sql.literal(categoriesColumn("p"))}
         FROM (
           SELECT s.id, s.key, s.name, s.description, s.status, s.logo_url, s.status_page_url, s.service_url,
             s.components_count, s.incidents_count, s.last_checked_at, s.check_class, s.provider_type,
@@ -277,8 +274,9 @@ export class Sources extends Context.Service<Sources, {
 }
 
 
-const toSource = ({ verified, realtime, historical, regional, region_statuses, ...row }: SourceRow): Source => ({
+const toSource = ({ verified, realtime, historical, regional, region_statuses, categories, ...row }: SourceRow): Source => ({
   ...row,
+  categories: inCategoryOrder(categories),
   reliability: { verified, realtime, historical, regional },
   regions: region_statuses
 })

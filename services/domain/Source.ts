@@ -17,6 +17,13 @@ export const checkClassIntervalSeconds: Record<CheckClass, number> = {
 export const CategoryId = Schema.Literals(["cloud", "payment", "communication", "devtools", "monitoring", "cdn_dns"])
 export type CategoryId = typeof CategoryId.Type
 
+/** Where each category comes in a list: its `position` in the `categories` table (migrations/postgres/0002_sources.sql). */
+const categoryRank: ReadonlyMap<CategoryId, number> = new Map(CategoryId.literals.map((c, i) => [c, i]))
+
+/** A source's categories in the catalog's order (`CategoryId`'s, which is the table's `position`). */
+export const inCategoryOrder = (ids: ReadonlyArray<CategoryId>): ReadonlyArray<CategoryId> =>
+  ids.toSorted((a, b) => categoryRank.get(a)! - categoryRank.get(b)!)
+
 /** Each category's name, as in the `categories` table (migrations/postgres/0002_sources.sql). */
 export const categoryNames: { readonly [C in CategoryId]: string } = {
   cloud: "Cloud infrastructure",

@@ -7,11 +7,11 @@ import { type CustomSource, type CustomSourceCreate, CustomSourceKind, type Cust
 import { CustomSource as CustomSourceSchema } from "../domain/api/CustomSources.ts"
 import { type Forbidden, InvalidParameter, NotFound, type PlanLimitReached, Unprocessable } from "../domain/api/Errors.ts"
 import type { Principal } from "../domain/Principal.ts"
-import { type CheckClass, checkClassIntervalSeconds, keyFromName, SourceKey } from "../domain/Source.ts"
+import { type CheckClass, checkClassIntervalSeconds, inCategoryOrder, keyFromName, SourceKey } from "../domain/Source.ts"
 import { checkUrlTarget, SourceGuardConfig, type TargetRefused } from "../platform/Outbound.ts"
 import { Publisher } from "../platform/Publisher.ts"
 import { rowsOf } from "../platform/Rows.ts"
-import { SourceRow as BaseSourceRow } from "../platform/SourceRow.ts"
+import { SourceRow as BaseSourceRow, categoriesColumn } from "../platform/SourceRow.ts"
 import { ShardReloads } from "../domain/ShardReloads.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
@@ -40,8 +40,7 @@ const decodeSources = rowsOf("sources", SourceRow)
 const columns = `t.id, t.key, t.name, t.description, t.kind, t.status, t.logo_url, t.status_page_url, t.service_url,
   t.components_count, t.incidents_count, t.last_checked_at, t.last_changed_at, t.check_class, t.provider_type,
   t.verified, t.poll_interval_s < 60 AS realtime, t.has_history AS historical, (cardinality(t.regions) > 0 OR jsonb_array_length(t.region_statuses) > 0) AS regional, t.region_statuses,
-  ARRAY(SELECT sc.category_id FROM source_categories sc JOIN categories c ON c.id = sc.category_id
-        WHERE sc.source_id = t.id ORDER BY c.position, c.id) AS categories,
+  ${categoriesColumn("t")},
   ${cursorAt}`
 
 const toCustomSource = (row: SourceRow): CustomSource => ({
@@ -55,7 +54,7 @@ const toCustomSource = (row: SourceRow): CustomSource => ({
   service_url: row.service_url,
   components_count: row.components_count,
   incidents_count: row.incidents_count,
-  categories: row.categories,
+  categories: inCategoryOrder(row.categories),
   last_checked_at: row.last_checked_at,
   check_class: row.check_class,
   provider_type: row.provider_type,

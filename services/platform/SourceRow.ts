@@ -41,3 +41,11 @@ export type SourceRow = typeof SourceRow.Type
  * these, and crowd reports (crowd/CrowdReports.ts) are taken only for these.
  */
 export const publicSourceCondition = "s.organization_id IS NULL AND s.kind = 'catalog' AND s.enabled"
+
+/**
+ * The `categories` column of a source list over the `sources` row aliased `alias`: the source's category ids,
+ * unordered (an index-only read per row; `inCategoryOrder` of domain/Source.ts orders them, so no join and
+ * sort per row).
+ */
+export const categoriesColumn = (alias: string) =>
+  `ARRAY(SELECT sc.category_id FROM source_categories sc WHERE sc.source_id = ${alias}.id) AS categories`

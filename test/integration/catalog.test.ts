@@ -2,6 +2,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Catalog from "../../services/catalog/Catalog.ts"
+import { CategoryId, categoryNames, inCategoryOrder } from "../../services/domain/Source.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { freshDatabase } from "../support/stores.ts"
@@ -33,6 +34,12 @@ describe("Catalog", () => {
           SELECT category_id, count(*)::int AS n FROM source_categories GROUP BY category_id ORDER BY category_id`
         assert.deepStrictEqual(byCategory.map((r) => r.category_id), ["cdn_dns", "cloud", "communication", "devtools", "monitoring", "payment"])
         for (const r of byCategory) assert.isAbove(r.n, 20)
+        // The domain's list of categories is the table's, in its order and with its names (lists order a
+        // source's categories by `inCategoryOrder`, not by a join per row).
+        const table = yield* sql<{ id: string; name: string }>`SELECT id, name FROM categories ORDER BY position, id`
+        assert.deepStrictEqual(table.map((c) => c.id), [...CategoryId.literals])
+        assert.deepStrictEqual(table.map((c) => c.name), CategoryId.literals.map((c) => categoryNames[c]))
+        assert.deepStrictEqual(inCategoryOrder(["cdn_dns", "payment", "cloud"]), ["cloud", "payment", "cdn_dns"])
         // Check classes set the poll interval.
         assert.strictEqual(
           yield* count("SELECT count(*)::int AS n FROM sources WHERE check_class = 'critical' AND poll_interval_s <> 30"),
