@@ -36,8 +36,8 @@ const readQuery = (url: URL): CatalogQuery => {
   const category = url.searchParams.get("category") ?? ""
   const status = url.searchParams.get("status") ?? ""
   return {
-    // PostgreSQL text holds no NUL; the API's Schema refuses one, here it is dropped from what was typed.
-    q: (url.searchParams.get("q") ?? "").replaceAll("\u0000", "").trim().slice(0, maxSearchLength),
+    // The API's Schema refuses control characters in a search (no name holds one); here they are dropped from what was typed.
+    q: [...(url.searchParams.get("q") ?? "")].filter((c) => c >= " ").join("").trim().slice(0, maxSearchLength),
     // A hand-edited unknown category or status is ignored (the select shows "all").
     category: isCategory(category) ? category : "",
     status: isStatus(status) ? status : "",
