@@ -1,8 +1,7 @@
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import * as Fs from "node:fs"
-import * as Net from "node:net"
 import * as Path from "node:path"
+import { freePort, procCpu, procPeakRss } from "./processes.ts"
 
 const cli = Path.resolve(import.meta.dirname, "..", "bin", "statusgrid.js")
 
@@ -12,38 +11,6 @@ export interface SimulatorProcess {
   readonly cpuSeconds: () => number
   /** Peak resident set of the simulator so far (VmHWM), in MiB. */
   readonly peakRssMb: () => number
-}
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = Net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0))
-    })
-  })
-
-const clockTicks = 100
-
-const procCpu = (pid: number): number => {
-  try {
-    // Fields after the command name: utime and stime are the 12th and 13th.
-    const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return (Number(fields[11]) + Number(fields[12])) / clockTicks
-  } catch {
-    return 0
-  }
-}
-
-const procPeakRss = (pid: number): number => {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))
-    return match ? Math.round(Number(match[1]) / 1024) : 0
-  } catch {
-    return 0
-  }
 }
 
 /**

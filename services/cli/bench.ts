@@ -1,4 +1,4 @@
-import { ConfigProvider, Console, Effect, Layer, Logger, References } from "effect"
+import { Config, ConfigProvider, Console, Effect, Layer, Logger, Option, References } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -12,6 +12,7 @@ import { runHistoryBench } from "../../bench/history.ts"
 import { runMonitorsBench } from "../../bench/monitors.ts"
 import { runNotifyBench } from "../../bench/notify.ts"
 import { benchStoresLayer, runPollerBench } from "../../bench/poller.ts"
+import { RunnersBenchError, runPollerRunnersBench } from "../../bench/pollerRunners.ts"
 import { runRestartBench } from "../../bench/restart.ts"
 import { StatusHistory } from "../history/StatusHistory.ts"
 import { ClickHouse } from "../platform/ClickHouse.ts"
@@ -54,17 +55,56 @@ const poller = Command.make(
     simulator: Flag.Literals("simulator", ["process", "inprocess"]).pipe(
       Flag.withDescription("Run the simulated upstreams in their own process (default) or in this one"),
       Flag.withDefault("process" as const)
+    ),
+    runners: Flag.Int("runners").pipe(
+      Flag.withDescription(
+        "Poll with N `statusgrid runner` processes sharing the shards (needs DATABASE_URL and REDIS_URL); " +
+          "prints per-runner and aggregate figures and the cores used by runners, simulator, PostgreSQL and Redis"
+      ),
+      Flag.filter((n) => n >= 1, (n) => `--runners ${n} is below 1`),
+      Flag.optional
     )
   },
-  Effect.fn(function*({ sources, duration, interval, shards, simulator }) {
+  Effect.fn(function*({ sources, duration, interval, shards, simulator, runners }) {
+    // First checks spread over one interval and each writes its first snapshot; measure the steady state after.
+    const warmupS = 2 * interval + 10
+    if (Option.isSome(runners)) {
+      const result = yield* Effect.gen(function*() {
+        const databaseUrl = yield* Config.option(Config.String("DATABASE_URL"))
+        const redisUrl = yield* Config.option(Config.String("REDIS_URL"))
+        if (Option.isNone(databaseUrl) || Option.isNone(redisUrl)) {
+          return yield* new RunnersBenchError({
+            message: "--runners needs DATABASE_URL and REDIS_URL: the runners share their shards through PostgreSQL and Redis servers"
+          })
+        }
+        if (simulator === "inprocess") {
+          return yield* new RunnersBenchError({ message: "--runners runs the simulator in its own process; --simulator inprocess does not apply" })
+        }
+        return yield* runPollerRunnersBench({
+          runners: runners.value,
+          sources,
+          durationS: duration,
+          intervalS: interval,
+          warmupS,
+          shards,
+          perHostConcurrency: yield* Config.String("POLL_PER_HOST_CONCURRENCY"),
+          databaseUrl: databaseUrl.value,
+          redisUrl: redisUrl.value
+        })
+      }).pipe(
+        Effect.scoped,
+        inBenchEnvironment({ POLL_PER_HOST_CONCURRENCY: "4096" }, ["POLL_PER_HOST_CONCURRENCY"])
+      )
+      const command = `statusgrid bench poller --sources ${sources} --duration ${duration} --runners ${runners.value}`
+      return yield* Console.log(JSON.stringify({ command, ...result }))
+    }
     // Every source at one interval; the simulator is one host standing for thousands of providers,
     // so the per-host limit is lifted.
     const result = yield* runPollerBench({
       sources,
       durationS: duration,
       intervalS: interval,
-      // First checks spread over one interval and each writes its first snapshot; measure the steady state after.
-      warmupS: 2 * interval + 10,
+      warmupS,
       ceilingS: 10,
       simulator
     }).pipe(

@@ -14,14 +14,15 @@ import { Publisher } from "../platform/Publisher.ts"
 /**
  * What a serving process runs until stopped: the pollers on `cluster`, the notifier (events matched
  * against rules into the outbox, and the outbox's delivery worker), the scheduled reports' worker, the crowd's worker
- * (signals scored again as reports age, official onsets read from the event stream), and the HTTP server, which gets the pollers' ShardReloads so that API edits
+ * (signals scored again as reports age, official onsets read from the event stream), the pollers' stats log line
+ * (`POLLER_STATS_LOG_MS`), and the HTTP server, which gets the pollers' ShardReloads so that API edits
  * reach their shard at once. One Publisher serves the pollers and the API (manual custom sources).
  */
 export const serve = <E, R>(cluster: Layer.Layer<Sharding.Sharding, E, R>) =>
   Layer.launch(Layer.mergeAll(
     Http.serverLayer.pipe(
       Layer.provide(Health.layer(version)),
-      Layer.provideMerge(Poller.layer.pipe(Layer.provide(cluster)))
+      Layer.provideMerge(Poller.statsLog.pipe(Layer.provideMerge(Poller.layer.pipe(Layer.provide(cluster)))))
     ),
     Deliverer.serviceLayer,
     Consumer.layer,

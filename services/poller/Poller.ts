@@ -1,4 +1,4 @@
-import { Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import { Entity, Singleton } from "effect/cluster"
 import { Fetcher } from "../adapters/Fetcher.ts"
 import { PollerShard } from "../domain/entities/PollerShard.ts"
@@ -6,7 +6,7 @@ import { SecretBox } from "../platform/SecretBox.ts"
 import { MonitorAgents } from "../monitors/MonitorAgents.ts"
 import { MonitorStore } from "./MonitorStore.ts"
 import { PollerConfig } from "./PollerConfig.ts"
-import { PollerStats } from "./PollerStats.ts"
+import { PollerStats, statsLogAnnotations } from "./PollerStats.ts"
 import * as ShardReloads from "./ShardReloads.ts"
 import { ResultWriter } from "./ResultWriter.ts"
 import { makeShard } from "./Shard.ts"
@@ -71,3 +71,29 @@ export const layer = Layer.mergeAll(ShardEntity, Keeper, ShardReloads.layer).pip
   Layer.provide(SecretBox.layer),
   Layer.provideMerge(Layer.mergeAll(PollerStats.layer, ResultWriter.layer, TransitionWriter.layer))
 )
+
+/** The first multiple of `periodMs` (epoch milliseconds) after `nowMs`. */
+export const nextBoundary = (nowMs: number, periodMs: number) => (Math.floor(nowMs / periodMs) + 1) * periodMs
+
+/**
+ * With `POLLER_STATS_LOG_MS` (off by default): every that many milliseconds, at its multiples on the
+ * wall clock (so that runners log over the same periods), one "poller stats" log line at Info with
+ * this process's figures over the period (checks, failures, lag percentiles), which then start over.
+ * Owns the counters' resets: `start` and `runner` add it, the benchmarks' in-process pollers do not.
+ */
+export const statsLog = Layer.effectDiscard(Effect.gen(function*() {
+  const { statsLogMs } = yield* Effect.orDie(PollerConfig)
+  if (statsLogMs <= 0) return
+  const stats = yield* PollerStats
+  let from = yield* Clock.currentTimeMillis
+  let boundary = nextBoundary(from, statsLogMs)
+  yield* Effect.gen(function*() {
+    yield* Effect.sleep(Math.max(0, boundary - (yield* Clock.currentTimeMillis)))
+    const to = yield* Clock.currentTimeMillis
+    const snapshot = yield* stats.drain
+    yield* Effect.logInfo("poller stats").pipe(Effect.annotateLogs(statsLogAnnotations(snapshot, from, to)))
+    from = to
+    // A period the process missed (a stalled event loop) is skipped, not logged empty.
+    boundary = nextBoundary(Math.max(boundary, to), statsLogMs)
+  }).pipe(Effect.forever, Effect.forkScoped)
+}))

@@ -9,6 +9,8 @@ export interface PollerStatsSnapshot {
   readonly notModified: number
   readonly changes: number
   readonly sources: number
+  /** shards running in this process */
+  readonly shards: number
   /** shard starts in this process (more than POLLER_SHARDS means shards restarted or moved here) */
   readonly shardStarts: number
   /** schedule lag (actual start minus planned start), milliseconds */
@@ -27,8 +29,12 @@ export class PollerStats extends Context.Service<PollerStats, {
   changed(): void
   sources(shard: number, count: number): void
   shardStarted(): void
+  /** the shard stopped here (moved to another runner, or the runner stops): its sources no longer count */
+  shardStopped(shard: number): void
   readonly snapshot: Effect.Effect<PollerStatsSnapshot>
   readonly reset: Effect.Effect<void>
+  /** the snapshot, then reset, at once: no check falls between the two */
+  readonly drain: Effect.Effect<PollerStatsSnapshot>
 }>()("statusgrid/poller/PollerStats") {
   static readonly layer = Layer.sync(PollerStats, () => {
     let checks = 0
@@ -42,6 +48,24 @@ export class PollerStats extends Context.Service<PollerStats, {
     let filled = 0
     let next = 0
     const perShard = new Map<number, number>()
+    const read = (): PollerStatsSnapshot => {
+      const sorted = Array.from(lags.subarray(0, filled)).toSorted((a, b) => a - b)
+      return {
+        checks,
+        checksSinceStart,
+        failures,
+        notModified,
+        changes,
+        sources: [...perShard.values()].reduce((a, b) => a + b, 0),
+        shards: perShard.size,
+        shardStarts,
+        lag: { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: maxLag, samples: filled }
+      }
+    }
+    const clear = () => {
+      checks = failures = notModified = changes = maxLag = filled = next = 0
+      lags = new Float64Array(window)
+    }
     return PollerStats.of({
       check: (outcome, lagMs) => {
         checks++
@@ -62,23 +86,37 @@ export class PollerStats extends Context.Service<PollerStats, {
       shardStarted: () => {
         shardStarts++
       },
-      snapshot: Effect.sync(() => {
-        const sorted = Array.from(lags.subarray(0, filled)).toSorted((a, b) => a - b)
-        return {
-          checks,
-          checksSinceStart,
-          failures,
-          notModified,
-          changes,
-          sources: [...perShard.values()].reduce((a, b) => a + b, 0),
-          shardStarts,
-          lag: { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: maxLag, samples: filled }
-        }
-      }),
-      reset: Effect.sync(() => {
-        checks = failures = notModified = changes = maxLag = filled = next = 0
-        lags = new Float64Array(window)
+      shardStopped: (shard) => {
+        perShard.delete(shard)
+      },
+      snapshot: Effect.sync(read),
+      reset: Effect.sync(clear),
+      drain: Effect.sync(() => {
+        const snapshot = read()
+        clear()
+        return snapshot
       })
     })
   })
 }
+
+/**
+ * The annotations of the "poller stats" log line (`POLLER_STATS_LOG_MS`): the figures of the period
+ * from `fromMs` to `toMs` (epoch milliseconds), flat, lag in milliseconds.
+ */
+export const statsLogAnnotations = (snapshot: PollerStatsSnapshot, fromMs: number, toMs: number) => ({
+  from_ms: fromMs,
+  to_ms: toMs,
+  checks: snapshot.checks,
+  failures: snapshot.failures,
+  not_modified: snapshot.notModified,
+  changes: snapshot.changes,
+  lag_p50_ms: snapshot.lag.p50,
+  lag_p99_ms: snapshot.lag.p99,
+  lag_max_ms: snapshot.lag.max,
+  lag_samples: snapshot.lag.samples,
+  checks_since_start: snapshot.checksSinceStart,
+  sources: snapshot.sources,
+  shards: snapshot.shards,
+  shard_starts: snapshot.shardStarts
+})

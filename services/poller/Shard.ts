@@ -264,7 +264,11 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       if (unsaved.size === 0) yield* Effect.sleep("100 millis")
     }).pipe(Effect.forever, Effect.forkScoped)
     return yield* loop
-  }).pipe(Effect.scoped)
+  }).pipe(
+    Effect.scoped,
+    // Moved to another runner or stopped: its sources are no longer this process's.
+    Effect.ensuring(Effect.sync(() => stats.shardStopped(options.shard)))
+  )
 
   return { run, reload, size: () => entries.size + monitors.size } satisfies Shard
 })
