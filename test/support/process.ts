@@ -1,20 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import * as Net from "node:net"
 import * as Path from "node:path"
 
 export const repoRoot = Path.resolve(import.meta.dirname, "..", "..")
 const cli = Path.join(repoRoot, "bin", "statusgrid.js")
 
-/** A TCP port that was free a moment ago. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = Net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0))
-    })
-  })
+/** A TCP port that was free a moment ago (the benchmarks' own). */
+export { freePort } from "../../bench/processes.ts"
 
 /** The environment of a child statusgrid: no store URLs unless given. */
 export const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
