@@ -123,12 +123,12 @@ export class Sources extends Context.Service<Sources, {
           SELECT 1 FROM source_categories sc WHERE sc.source_id = s.id AND sc.category_id = ${options.category})`)
       }
       if (options.status !== undefined) where.push(sql`s.status = ${options.status}`)
-      if (options.search !== undefined && options.search !== "") {
+      const searching = options.search !== undefined && options.search !== ""
+      if (searching) {
         // `search_text`: name, key and description lower-cased and joined (migration 0026).
         where.push(sql`s.search_text LIKE lower(${`%${escapeLike(options.search)}%`}) ESCAPE '\\'`)
       }
       // One row more than the page tells whether another page follows.
-      const searching = options.search !== undefined && options.search !== ""
       const rows = yield* select(where, options.limit + 1, !searching)
       return pageOf(rows, options.limit, (last) => encodeSourceCursor(SourceKey.make(last.key)), (source) => source)
     }, Effect.orDie)
