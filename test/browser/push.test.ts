@@ -221,10 +221,13 @@ describe("Web Push in Chromium", () => {
     await cdp.send("ServiceWorker.enable")
     const registration = await waitForValue("the service worker", () => registrations.find((r) => !r.isDeleted && r.scopeURL === `${server.url}/`), 10_000)
     await cdp.send("ServiceWorker.deliverPushMessage", { origin: server.url, registrationId: registration.registrationId, data: message.plaintext })
-    const shown = await page.waitForFunction(`navigator.serviceWorker.ready
-      .then((r) => r.getNotifications())
-      .then((all) => all.length > 0 ? all.map((n) => ({ title: n.title, body: n.body, url: n.data.url })) : null)`, undefined, { polling: 250, timeout: 10_000 })
-    const [notification] = await shown.jsonValue() as Array<{ title: string; body: string; url: string }>
+    // Each try reads the shown notifications' values in the page (the promise awaited there, no handle kept).
+    const [notification] = await waitForValue("the notification", async () => {
+      const all = await page.evaluate<Array<{ title: string; body: string; url: string }>>(`navigator.serviceWorker.ready
+        .then((r) => r.getNotifications())
+        .then((all) => all.map((n) => ({ title: n.title, body: n.body, url: n.data?.url })))`)
+      return all.length > 0 ? all : undefined
+    }, 10_000)
     assert.deepStrictEqual(notification, { title: payload.title, body: payload.body, url: payload.url })
 
     // The device's channel delivered it, as any channel: in the notification center.

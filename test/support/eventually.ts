@@ -15,11 +15,11 @@ export const waitFor = <A, E, R>(ms: number, what: string, check: Effect.Effect<
 /** `waitFor` without a name for the condition. */
 export const eventually = <A, E, R>(ms: number, check: Effect.Effect<A | undefined, E, R>) => waitFor(ms, "the condition", check)
 
-/** Outside Effect: polls `f` every 250 ms until it gives a value, or fails after `timeoutMs` naming `what`. */
-export const waitForValue = async <A>(what: string, f: () => A | undefined, timeoutMs: number): Promise<A> => {
+/** Outside Effect: polls `f` (awaited) every 250 ms until it gives a value, or fails after `timeoutMs` naming `what`. */
+export const waitForValue = async <A>(what: string, f: () => A | undefined | Promise<A | undefined>, timeoutMs: number): Promise<A> => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    const value = f()
+    const value = await f()
     if (value !== undefined) return value
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 250))
