@@ -8,7 +8,7 @@ import { CrowdSignals } from "../services/crowd/CrowdSignals.ts"
 import { recordOnset, sweepOnce } from "../services/crowd/CrowdWorker.ts"
 import { networkOf } from "../services/crowd/Network.ts"
 import { type CrowdRecord, crowdRecord, followMs, median, type OnsetFact, type SignalFact } from "../services/domain/CrowdRecord.ts"
-import { crowdDefaults, type CrowdParameters, crowdScore, hourOfWeekOf, signalOn, usualByHourOfWeek } from "../services/domain/CrowdScore.ts"
+import { crowdDefaults, type CrowdParameters, crowdScore, hourOfWeekOf, signalOn, usualByHourOfWeek, windowNetworks } from "../services/domain/CrowdScore.ts"
 import type { StatusEvent } from "../services/domain/Event.ts"
 import { fnv1a, prng } from "../services/platform/Prng.ts"
 import { SecretBox } from "../services/platform/SecretBox.ts"
@@ -73,7 +73,7 @@ export interface DetectOptions {
   readonly outages: ReadonlyArray<CrowdOutage>
   /** The sweep's period (CROWD_SWEEP_MS). */
   readonly sweepMs: number
-  readonly parameters?: CrowdParameters
+  readonly parameters?: CrowdParameters | undefined
 }
 
 /**
@@ -115,9 +115,11 @@ export const detectSignals = (reports: ReadonlyArray<CrowdReport>, options: Dete
     if (cached !== undefined) return cached
     const hours: Array<{ hourOfWeek: number; reporters: number }> = []
     for (let i = 1; i <= p.baselineWeeks; i++) {
-      const h = hour - i * 168
-      const n = hourReporters.get(h)?.size ?? 0
-      if (n > 0) hours.push({ hourOfWeek: hourOfWeekOf(h * hourMs), reporters: n })
+      for (let d = -p.baselineSpreadHours; d <= p.baselineSpreadHours; d++) {
+        const h = hour - i * 168 + d
+        const n = hourReporters.get(h)?.size ?? 0
+        if (n > 0) hours.push({ hourOfWeek: hourOfWeekOf(h * hourMs), reporters: n })
+      }
     }
     const usual = usualByHourOfWeek(hours, p.baselineWeeks, p)[hourOfWeekOf(now)]!
     usualCache.set(hour, usual)
@@ -155,7 +157,12 @@ export const detectSignals = (reports: ReadonlyArray<CrowdReport>, options: Dete
   const observe = (now: number) => {
     advance(now)
     evaluations++
-    const score = crowdScore({ networks: [...reportersOfNetwork.values()], usual: usualAt(now), failingMonitorOrganizations: 0 }, p)
+    // The short windows' reporters: the stored rows after now − the longest of them.
+    const shortest = Math.max(0, ...p.shortWindowsMs)
+    let from = tail
+    while (from > head && stored[from - 1]!.at > now - shortest) from--
+    const { recent } = windowNetworks(stored.slice(from, tail), now, p)
+    const score = crowdScore({ networks: [...reportersOfNetwork.values()], recent, usual: usualAt(now), failingMonitorOrganizations: 0 }, p)
     if (open === undefined) {
       if (signalOn(false, score, p)) {
         nextTick = (Math.floor(now / options.sweepMs) + 1) * options.sweepMs
@@ -301,7 +308,7 @@ export interface DetectionResult {
 }
 
 /** The detection benchmark (pure; no stores): detection share, median lead and false alarms. */
-export const runDetection = (o: CrowdWorldOptions & { readonly sweepMs?: number }): DetectionResult => {
+export const runDetection = (o: CrowdWorldOptions & { readonly sweepMs?: number; readonly parameters?: CrowdParameters }): DetectionResult => {
   const started = performance.now()
   const world = crowdWorld(o)
   const sweepMs = o.sweepMs ?? 30_000
@@ -322,7 +329,7 @@ export const runDetection = (o: CrowdWorldOptions & { readonly sweepMs?: number 
   for (const s of world.sources) {
     const reports = crowdArrivals(s.source, world.historyFrom, world.to, s.outages)
     reportsN += reports.length
-    const detected = detectSignals(reports, { from: world.from, to: world.to, outages: s.outages, sweepMs })
+    const detected = detectSignals(reports, { from: world.from, to: world.to, outages: s.outages, sweepMs, parameters: o.parameters })
     evaluations += detected.evaluations
     const facts: Array<SignalFact> = detected.signals.map((g, i) => ({ id: String(i), startedAt: g.startedAt, officialStatus: g.officialStatus }))
     const links = linkOnsets(facts, s.outages)

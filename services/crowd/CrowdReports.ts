@@ -9,7 +9,7 @@ import {
   crowdSymptoms
 } from "../domain/api/Crowd.ts"
 import { InvalidParameter, NotFound, RateLimited } from "../domain/api/Errors.ts"
-import { crowdDefaults, crowdReason, crowdScore, hourOfWeekOf, usualByHourOfWeek } from "../domain/CrowdScore.ts"
+import { crowdDefaults, crowdReason, crowdScore, hourOfWeekOf, usualByHourOfWeek, windowNetworks } from "../domain/CrowdScore.ts"
 import { recordSentence } from "../domain/CrowdRecord.ts"
 import { SourceKey } from "../domain/Source.ts"
 import { Bus } from "../platform/Bus.ts"
@@ -127,6 +127,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     const decodeSource = rowsOf("sources", Schema.Struct({ id: Schema.String, key: Schema.String, name: Schema.String }))
     const decodeKnown = rowsOf("components", Schema.Struct({ known: Schema.Boolean }))
     const decodeWindow = rowsOf("crowd_reports", Schema.Struct({
+      at_ms: Schema.Number,
       reporter_hash: Schema.String,
       network_hash: Schema.String,
       component_id: Schema.NullOr(Schema.String),
@@ -194,14 +195,13 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     const baselines = new Map<string, ReadonlyArray<typeof HourRow.Type>>()
     const baselineCacheSize = 20_000
 
-    type Reporters = Map<string, string>
-    /** The figures of one scope from its reporters (reporter → network) and usual. */
-    const figures = (reporters: Reporters, usual: number, failing: number) => {
-      const byNetwork = new Map<string, number>()
-      for (const network of reporters.values()) byNetwork.set(network, (byNetwork.get(network) ?? 0) + 1)
-      const score = crowdScore({ networks: [...byNetwork.values()], usual, failingMonitorOrganizations: failing }, p)
+    type Reports = Array<{ readonly at: number; readonly reporter: string; readonly network: string }>
+    /** The figures of one scope at `now` from its reports of the window (oldest first) and usual. */
+    const figures = (reports: Reports, now: number, usual: number, failing: number) => {
+      const score = crowdScore({ ...windowNetworks(reports, now, p), usual, failingMonitorOrganizations: failing }, p)
       return {
         confidence: score.confidence,
+        scored_minutes: score.windowMs / 60_000,
         reporters: score.reporters,
         networks: score.networks,
         counted: score.counted,
@@ -214,29 +214,31 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     const scoreOf = Effect.fnUntraced(function*(source: { readonly id: string; readonly key: string }, now: number) {
       // The window's reports, oldest first: a reporter's network is the one it reported from last.
       const rows = yield* sql`
-        SELECT reporter_hash, network_hash, component_id, region FROM crowd_reports
+        SELECT (extract(epoch FROM created_at) * 1000)::float8 AS at_ms, reporter_hash, network_hash, component_id, region FROM crowd_reports
         WHERE source_id = ${source.id} AND created_at > ${new Date(now - p.windowMs)} AND created_at <= ${new Date(now)}
         ORDER BY created_at`.pipe(Effect.flatMap(decodeWindow))
-      const all: Reporters = new Map()
-      const byComponent = new Map<string, Reporters>()
-      const byRegion = new Map<string, Reporters>()
-      const add = (scopes: Map<string, Reporters>, scope: string, reporter: string, network: string) => {
-        const reporters = scopes.get(scope) ?? new Map<string, string>()
-        reporters.set(reporter, network)
-        scopes.set(scope, reporters)
+      const all: Reports = []
+      const byComponent = new Map<string, Reports>()
+      const byRegion = new Map<string, Reports>()
+      const add = (scopes: Map<string, Reports>, scope: string, report: Reports[number]) => {
+        const reports = scopes.get(scope) ?? []
+        reports.push(report)
+        scopes.set(scope, reports)
       }
       for (const row of rows) {
-        all.set(row.reporter_hash, row.network_hash)
-        if (row.component_id !== null) add(byComponent, row.component_id, row.reporter_hash, row.network_hash)
-        if (row.region !== null) add(byRegion, row.region, row.reporter_hash, row.network_hash)
+        const report = { at: row.at_ms, reporter: row.reporter_hash, network: row.network_hash }
+        all.push(report)
+        if (row.component_id !== null) add(byComponent, row.component_id, report)
+        if (row.region !== null) add(byRegion, row.region, report)
       }
 
-      // The usual: distinct reporters of each clock hour at this hour of the week, 1 to `baselineWeeks` weeks ago.
+      // The usual: distinct reporters of each clock hour at this hour of the week (and the
+      // `baselineSpreadHours` on each side), 1 to `baselineWeeks` weeks ago.
       const hourOfWeek = hourOfWeekOf(now)
       const hourStart = Math.floor(now / 3_600_000) * 3_600_000
       const ranges = Array.from({ length: p.baselineWeeks }, (_, i) => {
-        const from = hourStart - (i + 1) * weekMs
-        return sql`(created_at >= ${new Date(from)} AND created_at < ${new Date(from + 3_600_000)})`
+        const from = hourStart - (i + 1) * weekMs - p.baselineSpreadHours * 3_600_000
+        return sql`(created_at >= ${new Date(from)} AND created_at < ${new Date(from + (2 * p.baselineSpreadHours + 1) * 3_600_000)})`
       })
       const cacheKey = `${source.id}|${hourStart}`
       const cached = baselines.get(cacheKey)
@@ -270,20 +272,20 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       const nameOf = new Map(names.map((c) => [c.id, c.name]))
 
       const components: Array<CrowdComponentScore> = []
-      for (const [id, reporters] of byComponent) {
+      for (const [id, reports] of byComponent) {
         const usual = usualOf((h) => h.scope === "component" && h.component_id === id)
-        components.push({ id, name: nameOf.get(id) ?? "", ...figures(reporters, usual, failingNow) })
+        components.push({ id, name: nameOf.get(id) ?? "", ...figures(reports, now, usual, failingNow) })
       }
       const regions: Array<CrowdRegionScore> = []
-      for (const [region, reporters] of byRegion) {
+      for (const [region, reports] of byRegion) {
         const usual = usualOf((h) => h.scope === "region" && h.region === region)
-        regions.push({ region, ...figures(reporters, usual, failingNow) })
+        regions.push({ region, ...figures(reports, now, usual, failingNow) })
       }
       return {
         key: source.key,
         at: new Date(now).toISOString(),
         window_minutes: p.windowMs / 60_000,
-        ...figures(all, usualOf((h) => h.scope === "source"), failingNow),
+        ...figures(all, now, usualOf((h) => h.scope === "source"), failingNow),
         components: components.toSorted(byConfidence),
         regions: regions.toSorted(byConfidence)
       } satisfies Omit<CrowdSourceScore, "signal">

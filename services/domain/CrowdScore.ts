@@ -7,14 +7,17 @@
  *    `perNetwork` of them count per network (an address's /24 or /48), so one
  *    office or one script reporting from many accounts moves the score little.
  * 2. **Against the source's own usual.** `expected` is the source's mean of
- *    distinct reporters per window at the same hour of the week over the last
- *    `baselineWeeks` weeks, never below `floor`: a source nobody reports is
- *    treated as if it got `floor` reporters per window anyway, so one or two
- *    reports mean little.
+ *    distinct reporters per window at the same hour of the week (averaged with
+ *    the `baselineSpreadHours` beside it) over the last `baselineWeeks` weeks,
+ *    never below `floor`: a source nobody reports is treated as if it got
+ *    `floor` reporters per window anyway, so one or two reports mean little.
  * 3. **How unlikely by chance.** With reports of a quiet moment arriving as a
  *    Poisson process, `surprise` is −log10 of the chance of at least that many
  *    counted reporters in a window when `expected` are usual (3 = once in a
- *    thousand windows).
+ *    thousand windows). The last minutes (`shortWindowsMs`) are scored too,
+ *    the usual scaled to them, less `shortWindowPenalty` for looking more than
+ *    once; the most surprising window is the score, so a burst is seen before
+ *    it fills ten minutes.
  * 4. **Corroboration.** Each organization whose website monitors of the
  *    provider's endpoints fail at the same time adds `monitorSurprise` (up to
  *    `monitorOrganizations` of them), only when someone reported: monitors
@@ -31,8 +34,17 @@
 export interface CrowdParameters {
   /** The window reporters are counted in. */
   readonly windowMs: number
+  /**
+   * Shorter windows ending now, also scored (the usual scaled to each): a burst
+   * of reporters in the last minutes is seen before it fills the whole window.
+   */
+  readonly shortWindowsMs: ReadonlyArray<number>
+  /** Surprise taken off a short window's, for looking at more than one window. */
+  readonly shortWindowPenalty: number
   /** Weeks of reports the usual rate of each hour of the week is taken from. */
   readonly baselineWeeks: number
+  /** The hours on each side of an hour of the week its usual is averaged with. */
+  readonly baselineSpreadHours: number
   /** The least usual reporters per window assumed for any source. */
   readonly floor: number
   /** Reporters counted per network at most. */
@@ -51,10 +63,13 @@ export interface CrowdParameters {
 
 export const crowdDefaults: CrowdParameters = {
   windowMs: 10 * 60_000,
+  shortWindowsMs: [60_000, 2 * 60_000, 3 * 60_000, 5 * 60_000],
+  shortWindowPenalty: 1,
   baselineWeeks: 4,
-  floor: 1,
+  baselineSpreadHours: 1,
+  floor: 0.2,
   perNetwork: 2,
-  fullSurprise: 6,
+  fullSurprise: 6.5,
   monitorSurprise: 1,
   monitorOrganizations: 2,
   startAt: 70,
@@ -66,6 +81,8 @@ export const crowdDefaults: CrowdParameters = {
 export interface CrowdEvidence {
   /** Distinct reporters in the window, by network: how many reporters each network has. */
   readonly networks: ReadonlyArray<number>
+  /** The same within each of the parameters' `shortWindowsMs` (in their order); none: not scored. */
+  readonly recent?: ReadonlyArray<ReadonlyArray<number>> | undefined
   /** The usual distinct reporters per window at this hour of the week (before the floor). */
   readonly usual: number
   /** Organizations whose monitors of the provider's endpoints are failing now. */
@@ -75,6 +92,8 @@ export interface CrowdEvidence {
 export interface CrowdScore {
   /** 0-100. */
   readonly confidence: number
+  /** The window the figures below are of: the whole window, or the short one that gave the higher surprise. */
+  readonly windowMs: number
   readonly reporters: number
   readonly networks: number
   /** Reporters counted after the per-network cap. */
@@ -123,22 +142,62 @@ export const log10PoissonTail = (n: number, lambda: number): number => {
   return (lnPmf + Math.log(sum)) / ln10
 }
 
-/** The score of `evidence` under `p`. */
-export const crowdScore = (evidence: CrowdEvidence, p: CrowdParameters = crowdDefaults): CrowdScore => {
-  const reporters = evidence.networks.reduce((a, b) => a + b, 0)
-  const counted = evidence.networks.reduce((a, b) => a + Math.min(b, p.perNetwork), 0)
-  const expected = Math.max(evidence.usual, p.floor)
-  const corroborating = counted === 0 ? 0 : Math.min(evidence.failingMonitorOrganizations, p.monitorOrganizations)
-  const surprise = Math.max(0, -log10PoissonTail(counted, expected)) + corroborating * p.monitorSurprise
+/** The figures of one window: `networks` against `usual` scaled from the whole window to `windowMs`. */
+const windowScore = (networks: ReadonlyArray<number>, windowMs: number, usual: number, penalty: number, p: CrowdParameters) => {
+  const counted = networks.reduce((a, b) => a + Math.min(b, p.perNetwork), 0)
+  const expected = (Math.max(usual, p.floor) * windowMs) / p.windowMs
   return {
-    confidence: Math.round(Math.min(100, (surprise / p.fullSurprise) * 100)),
-    reporters,
-    networks: evidence.networks.length,
+    windowMs,
+    reporters: networks.reduce((a, b) => a + b, 0),
+    networks: networks.length,
     counted,
     expected,
+    chance: Math.max(0, -log10PoissonTail(counted, expected) - penalty)
+  }
+}
+
+/** The score of `evidence` under `p`: the whole window's, or a short window's when that is more surprising. */
+export const crowdScore = (evidence: CrowdEvidence, p: CrowdParameters = crowdDefaults): CrowdScore => {
+  let best = windowScore(evidence.networks, p.windowMs, evidence.usual, 0, p)
+  evidence.recent?.forEach((networks, i) => {
+    const windowMs = p.shortWindowsMs[i]
+    if (windowMs === undefined) return
+    const short = windowScore(networks, windowMs, evidence.usual, p.shortWindowPenalty, p)
+    if (short.chance > best.chance) best = short
+  })
+  const corroborating = best.counted === 0 ? 0 : Math.min(evidence.failingMonitorOrganizations, p.monitorOrganizations)
+  const surprise = best.chance + corroborating * p.monitorSurprise
+  return {
+    confidence: Math.round(Math.min(100, (surprise / p.fullSurprise) * 100)),
+    windowMs: best.windowMs,
+    reporters: best.reporters,
+    networks: best.networks,
+    counted: best.counted,
+    expected: best.expected,
     surprise,
     corroborating
   }
+}
+
+/**
+ * The evidence's reporters from stored reports of the window, oldest first
+ * (each a reporter and the network it reported from; a reporter counts once,
+ * in the network of its latest report): the whole window's networks and each
+ * short window's (reports after `now − shortWindowMs`).
+ */
+export const windowNetworks = <K>(
+  reports: ReadonlyArray<{ readonly at: number; readonly reporter: K; readonly network: K }>,
+  now: number,
+  p: CrowdParameters = crowdDefaults
+): Pick<CrowdEvidence, "networks" | "recent"> => {
+  const count = (since: number) => {
+    const networkOf = new Map<K, K>()
+    for (const r of reports) if (r.at > since && r.at <= now) networkOf.set(r.reporter, r.network)
+    const byNetwork = new Map<K, number>()
+    for (const network of networkOf.values()) byNetwork.set(network, (byNetwork.get(network) ?? 0) + 1)
+    return [...byNetwork.values()]
+  }
+  return { networks: count(now - p.windowMs), recent: p.shortWindowsMs.map((w) => count(now - w)) }
 }
 
 /**
@@ -158,10 +217,16 @@ export const usualByHourOfWeek = (
   weeks: number,
   p: CrowdParameters = crowdDefaults
 ): Array<number> => {
-  const usual = Array.from({ length: 168 }, () => 0)
+  const raw = Array.from({ length: 168 }, () => 0)
   const windowsPerHour = 3_600_000 / p.windowMs
-  for (const h of hours) usual[h.hourOfWeek] = usual[h.hourOfWeek]! + h.reporters / (Math.max(1, weeks) * windowsPerHour)
-  return usual
+  for (const h of hours) raw[h.hourOfWeek] = raw[h.hourOfWeek]! + h.reporters / (Math.max(1, weeks) * windowsPerHour)
+  const k = p.baselineSpreadHours
+  if (k <= 0) return raw
+  return raw.map((_, h) => {
+    let sum = 0
+    for (let d = -k; d <= k; d++) sum += raw[(h + d + 168) % 168]!
+    return sum / (2 * k + 1)
+  })
 }
 
 /** The hour of the week of `ms` (0 = Monday 00:00-01:00 UTC). */
@@ -171,13 +236,16 @@ export const hourOfWeekOf = (ms: number): number => {
 }
 
 const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`
+/** A usual count as people read it: one decimal, or one significant digit below 1 (0.04). */
+const figure = (x: number) => Number(x >= 1 ? x.toFixed(1) : x.toPrecision(1))
 
 /** Why the score is what it is, in a sentence the portal shows: "23 reporters in 10 min, usually 1". */
 export const crowdReason = (score: CrowdScore, p: CrowdParameters = crowdDefaults): string => {
   if (score.reporters === 0) return `No reports in the last ${minutes(p.windowMs)}.`
-  const who = `${score.reporters} ${score.reporters === 1 ? "reporter" : "reporters"} in ${minutes(p.windowMs)}`
+  const who = `${score.reporters} ${score.reporters === 1 ? "reporter" : "reporters"} in ${minutes(score.windowMs)}`
   const spread = score.counted < score.reporters ? ` from ${score.networks} ${score.networks === 1 ? "network" : "networks"}` : ""
-  const usual = score.expected <= p.floor ? `usually ${p.floor} or fewer` : `usually ${Number(score.expected.toFixed(1))}`
+  const floor = (p.floor * score.windowMs) / p.windowMs
+  const usual = score.expected <= floor ? `usually ${figure(floor)} or fewer` : `usually ${figure(score.expected)}`
   const monitors = score.corroborating === 0
     ? ""
     : `; monitors of ${score.corroborating} ${score.corroborating === 1 ? "organization" : "organizations"} failing too`

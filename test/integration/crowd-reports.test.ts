@@ -16,10 +16,13 @@ import { catalogSource } from "../support/orgRecords.ts"
  * request bound to 127.0.N.1 comes from that address and from the network 127.0.N.0/24.
  */
 
-/** What the model says for reporters spread over networks (`networks[i]` reporters in network i), with no history. */
+/** Reporters spread over networks (`networks[i]` reporters in network i) who all reported in the last minute: every window's evidence. */
+const inTheLastMinute = (networks: ReadonlyArray<number>) => ({ networks, recent: crowdDefaults.shortWindowsMs.map(() => networks) })
+
+/** What the model says for reporters spread over networks who all reported in the last minute, with no history. */
 const expectedScore = (networks: ReadonlyArray<number>) => {
   const usual = usualByHourOfWeek([], crowdDefaults.baselineWeeks)[hourOfWeekOf(Date.now())]!
-  const score = crowdScore({ networks, usual, failingMonitorOrganizations: 0 })
+  const score = crowdScore({ ...inTheLastMinute(networks), usual, failingMonitorOrganizations: 0 })
   return { score, reason: crowdReason(score) }
 }
 
@@ -71,13 +74,16 @@ describe("crowd reports", () => {
           reason: eight.reason
         })
         assert.isAbove(score.body.confidence, crowdDefaults.startAt)
-        assert.strictEqual(score.body.reason, "8 reporters in 10 min, usually 1 or fewer.")
+        // Eight within a minute where 0.2 in ten minutes is the least usual: the last minute is the most surprising.
+        assert.strictEqual(score.body.reason, "8 reporters in 1 min, usually 0.02 or fewer.")
+        assert.strictEqual(score.body.scored_minutes, 1)
         // The component reported is named in its own score; the region likewise.
         const three = expectedScore([1, 1, 1])
         assert.deepStrictEqual(score.body.components, [{
           id: quiet.components[0],
           name: `Component 0 of ${quiet.key}`,
           confidence: three.score.confidence,
+          scored_minutes: three.score.windowMs / 60_000,
           reporters: 3,
           networks: 3,
           counted: 3,
@@ -113,7 +119,7 @@ describe("crowd reports", () => {
           confidence: oneNetwork.score.confidence,
           reason: oneNetwork.reason
         })
-        assert.strictEqual(officeScore.body.reason, "8 reporters in 10 min from 1 network, usually 1 or fewer.")
+        assert.strictEqual(officeScore.body.reason, "8 reporters in 1 min from 1 network, usually 0.02 or fewer.")
 
         // Bad input: 400 naming the field; an unknown source 404.
         const symptom = yield* report(quiet.key, at(30), { symptom: "on fire" })
@@ -216,23 +222,28 @@ describe("crowd reports", () => {
           history.push({ hourOfWeek: hourOfWeekOf(at), reporters })
           componentHistory.push({ hourOfWeek: hourOfWeekOf(at), reporters: reporters / 3 })
         }
+        // The hour before, a week ago: beside this hour, it counts; five weeks ago and two hours off do not.
+        yield* write(hourStart - week - 3_600_000 + 20 * 60_000, 24, 0)
+        history.push({ hourOfWeek: hourOfWeekOf(hourStart - week - 3_600_000), reporters: 24 })
         yield* write(hourStart - 5 * week + 20 * 60_000, 40, 0)
-        yield* write(hourStart - week - 3_600_000 + 20 * 60_000, 40, 0)
+        yield* write(hourStart - week - 2 * 3_600_000 + 20 * 60_000, 40, 0)
 
         const now = Date.now()
         const usual = usualByHourOfWeek(history, crowdDefaults.baselineWeeks)[hourOfWeekOf(now)]!
         const componentUsual = usualByHourOfWeek(componentHistory, crowdDefaults.baselineWeeks)[hourOfWeekOf(now)]!
-        assert.strictEqual(usual, 2)
-        assert.strictEqual(componentUsual, 2 / 3)
+        // (12 + 9 + 15 + 12) / (4 weeks × 6 windows) = 2 at this hour, 24 / 24 = 1 the hour before, 0 after: 1 per window.
+        assert.closeTo(usual, 1, 1e-12)
+        // A third on the component: 2/3 at this hour, averaged with the hours beside it.
+        assert.closeTo(componentUsual, 2 / 9, 1e-12)
 
         const r = yield* report(busy.key, "127.0.50.1", { symptom: "down", component_id: busy.components[0] })
         assert.strictEqual(r.status, 202, JSON.stringify(r.body))
-        const one = crowdScore({ networks: [1], usual, failingMonitorOrganizations: 0 })
-        assert.include(r.body.score, { reporters: 1, expected: 2, confidence: one.confidence, reason: crowdReason(one) })
-        assert.strictEqual(r.body.score.reason, "1 reporter in 10 min, usually 2.")
-        // The component's own usual is below the floor: the floor applies.
-        const component = crowdScore({ networks: [1], usual: componentUsual, failingMonitorOrganizations: 0 })
-        assert.include(r.body.score.components[0], { id: busy.components[0], expected: crowdDefaults.floor, confidence: component.confidence })
+        const one = crowdScore({ ...inTheLastMinute([1]), usual, failingMonitorOrganizations: 0 })
+        assert.include(r.body.score, { reporters: 1, expected: 1, confidence: one.confidence, reason: crowdReason(one) })
+        assert.strictEqual(r.body.score.reason, "1 reporter in 10 min, usually 1.")
+        const component = crowdScore({ ...inTheLastMinute([1]), usual: componentUsual, failingMonitorOrganizations: 0 })
+        assert.include(r.body.score.components[0], { id: busy.components[0], expected: component.expected, confidence: component.confidence })
+        assert.closeTo(component.expected, 2 / 9, 1e-12)
       }), 120_000)
 
     it.effect("an IPv4-mapped IPv6 address is the same reporter as its IPv4 address; IPv6 reporters are grouped by /48", () =>
@@ -280,9 +291,9 @@ describe("crowd reports", () => {
         for (let n = 1; n <= 3; n++) assert.strictEqual((yield* report(source.key, `127.0.${120 + n}.1`, { symptom: "down" })).status, 202)
         const score = yield* send("GET", `/sources/${source.key}/crowd`, "127.0.0.1")
         const usual = usualByHourOfWeek([], crowdDefaults.baselineWeeks)[hourOfWeekOf(Date.now())]!
-        const expected = crowdScore({ networks: [1, 1, 1], usual, failingMonitorOrganizations: 2 })
+        const expected = crowdScore({ ...inTheLastMinute([1, 1, 1]), usual, failingMonitorOrganizations: 2 })
         assert.include(score.body, { reporters: 3, corroborating: 2, confidence: expected.confidence, reason: crowdReason(expected) })
-        assert.isAbove(score.body.confidence, crowdScore({ networks: [1, 1, 1], usual, failingMonitorOrganizations: 0 }).confidence)
+        assert.isAbove(expected.confidence, crowdScore({ ...inTheLastMinute([1, 1, 1]), usual, failingMonitorOrganizations: 0 }).confidence)
         assert.include(score.body.reason, "monitors of 2 organizations failing too")
       }), 120_000)
   })

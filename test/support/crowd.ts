@@ -53,10 +53,13 @@ export const awayFromBoundary = (periodMs: number, seconds: number) =>
     if (left < seconds * 1000) yield* Effect.sleep(left + 500)
   })
 
-/** The model's confidence for `n` reporters from `n` networks with no history. */
-export const confidenceOf = (n: number) =>
-  crowdScore({
-    networks: Array.from({ length: n }, () => 1),
+/** The model's confidence for `n` reporters from `n` networks, all in the last minute, with no history. */
+export const confidenceOf = (n: number) => {
+  const networks = Array.from({ length: n }, () => 1)
+  return crowdScore({
+    networks,
+    recent: crowdDefaults.shortWindowsMs.map(() => networks),
     usual: usualByHourOfWeek([], crowdDefaults.baselineWeeks)[hourOfWeekOf(Date.now())]!,
     failingMonitorOrganizations: 0
   }).confidence
+}

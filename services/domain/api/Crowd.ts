@@ -28,11 +28,14 @@ const scoreFields = {
   confidence: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 })).annotate({
     description: "0-100: how sure the crowd is that something is wrong (100: a one-in-a-million window by chance)."
   }),
-  reporters: Count.annotate({ description: "Distinct reporters in the window." }),
+  scored_minutes: Count.annotate({
+    description: "The minutes the confidence and the figures below are of: the whole window (10), or its last 1, 2, 3 or 5 minutes when a burst there is more surprising."
+  }),
+  reporters: Count.annotate({ description: "Distinct reporters in those minutes." }),
   networks: Count.annotate({ description: "Distinct networks (an address's /24 or /48) they reported from." }),
   counted: Count.annotate({ description: "Reporters counted: at most 2 per network." }),
   expected: Schema.Number.annotate({
-    description: "The usual reporters per window at this hour of the week over the last 4 weeks, at least 1."
+    description: "The usual reporters in those minutes at this hour of the week (and the hours beside it) over the last 4 weeks, at least 0.2 per 10 minutes."
   }),
   corroborating: Count.annotate({ description: "Organizations whose monitors of the provider fail at the same time." }),
   reason: Schema.String.annotate({ description: "Why, in a sentence: \"23 reporters in 10 min, usually 1 or fewer.\"" })
