@@ -1,4 +1,4 @@
-import { Clock, Config, Context, Effect, Layer, Schema } from "effect"
+import { Array as Arr, Cause, Clock, Config, Context, Deferred, Effect, Layer, Queue, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import {
   type CrowdComponentScore,
@@ -20,6 +20,31 @@ import { publicSourceCondition } from "../platform/SourceRow.ts"
 import { CrowdSignals } from "./CrowdSignals.ts"
 import { canonicalAddress, networkOf } from "./Network.ts"
 
+/** A source reports are taken for. */
+interface SourceRef {
+  readonly id: string
+  readonly key: string
+  readonly name: string
+}
+
+/** Reports written and scored together at most (`CrowdReports`' batches), and batches written at once. */
+const batchLimit = 500
+const batchWriters = 1
+
+/** How long a report trusts the source it read (a source hidden meanwhile takes reports that long), and how many are kept. */
+const sourceCacheMs = 10_000
+const sourceCacheSize = 10_000
+
+/** Adds a report to its scope's (a component's, a region's). */
+const addTo = <R>(scopes: Map<string, Array<R>>, scope: string, report: R) => {
+  const reports = scopes.get(scope) ?? []
+  reports.push(report)
+  scopes.set(scope, reports)
+}
+
+/** A report's identity for the once-per-window rule: source, reporter and window. */
+const keyOf = (sourceId: string, reporter: string, windowMs: number) => `${sourceId}|${reporter}|${windowMs}`
+
 const notFound = (key: string) => new NotFound({ field: "key", message: `no source with key ${JSON.stringify(key.slice(0, 200))}` })
 
 /** Highest confidence first, then most reporters. */
@@ -38,9 +63,9 @@ export interface ReportInput {
   readonly userId?: string | undefined
 }
 
-/** What the corroboration of a score is asked about: a source at one moment (its components and regions take the same). */
+/** What the corroboration of scores is asked about: sources at one moment (their components and regions take the same). */
 export interface CorroborationScope {
-  readonly sourceId: string
+  readonly sourceIds: ReadonlyArray<string>
   readonly at: number
 }
 
@@ -53,10 +78,11 @@ export const corroborationMs = 60 * 60_000
  * (tests of the reports alone).
  */
 export class CrowdCorroboration extends Context.Service<CrowdCorroboration, {
-  failingMonitorOrganizations(scope: CorroborationScope): Effect.Effect<number>
+  /** By source id; a source without any is left out (0). */
+  failingMonitorOrganizations(scope: CorroborationScope): Effect.Effect<ReadonlyMap<string, number>>
 }>()("statusgrid/crowd/CrowdCorroboration") {
   static readonly none = Layer.succeed(CrowdCorroboration, CrowdCorroboration.of({
-    failingMonitorOrganizations: () => Effect.succeed(0)
+    failingMonitorOrganizations: () => Effect.succeed(new Map())
   }))
 
   /**
@@ -68,22 +94,23 @@ export class CrowdCorroboration extends Context.Service<CrowdCorroboration, {
    */
   static readonly monitors = Layer.effect(CrowdCorroboration, Effect.gen(function*() {
     const sql = yield* SqlClient
-    const decode = rowsOf("monitors", Schema.Struct({ organizations: Schema.Number }))
+    const decode = rowsOf("monitors", Schema.Struct({ source_id: Schema.String, organizations: Schema.Number }))
     const host = (column: string) => sql.literal(`lower(substring(${column} from '^[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^@/]*@)?([^/:?#]+)'))`)
     return CrowdCorroboration.of({
       failingMonitorOrganizations: (scope) =>
-        sql`
+        scope.sourceIds.length === 0 ? Effect.succeed(new Map()) : sql`
           WITH provider AS (
-            SELECT regexp_replace(${host("s.service_url")}, '^www\.', '') AS host
-            FROM sources s WHERE s.id = ${scope.sourceId} AND s.service_url IS NOT NULL
+            SELECT s.id AS source_id, regexp_replace(${host("s.service_url")}, '^www\.', '') AS host
+            FROM sources s WHERE s.id IN ${sql.in(scope.sourceIds)} AND s.service_url IS NOT NULL
           )
-          SELECT count(DISTINCT m.organization_id)::float8 AS organizations
+          SELECT p.source_id, count(DISTINCT m.organization_id)::float8 AS organizations
           FROM monitors m JOIN provider p ON p.host IS NOT NULL AND p.host <> ''
           WHERE m.state IN ('down', 'degraded')
             AND m.last_changed_at > ${new Date(scope.at - corroborationMs)} AND m.last_changed_at <= ${new Date(scope.at)}
-            AND (${host("m.url")} = p.host OR right(${host("m.url")}, length(p.host) + 1) = '.' || p.host)`.pipe(
+            AND (${host("m.url")} = p.host OR right(${host("m.url")}, length(p.host) + 1) = '.' || p.host)
+          GROUP BY p.source_id`.pipe(
           Effect.flatMap(decode),
-          Effect.map((rows) => rows[0]?.organizations ?? 0),
+          Effect.map((rows) => new Map(rows.map((r) => [r.source_id, r.organizations]))),
           Effect.orDie
         )
     })
@@ -127,6 +154,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     const decodeSource = rowsOf("sources", Schema.Struct({ id: Schema.String, key: Schema.String, name: Schema.String }))
     const decodeKnown = rowsOf("components", Schema.Struct({ known: Schema.Boolean }))
     const decodeWindow = rowsOf("crowd_reports", Schema.Struct({
+      source_id: Schema.String,
       at_ms: Schema.Number,
       reporter_hash: Schema.String,
       network_hash: Schema.String,
@@ -134,6 +162,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       region: Schema.NullOr(Schema.String)
     }))
     const HourRow = Schema.Struct({
+      source_id: Schema.String,
       hour_ms: Schema.Number,
       component_id: Schema.NullOr(Schema.String),
       region: Schema.NullOr(Schema.String),
@@ -142,7 +171,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     })
     const decodeHours = rowsOf("crowd_reports", HourRow)
     const decodeNames = rowsOf("components", Schema.Struct({ id: Schema.String, name: Schema.String }))
-    const decodeInserted = rowsOf("crowd_reports", Schema.Struct({ id: Schema.String }))
+    const decodeInserted = rowsOf("crowd_reports", Schema.Struct({ source_id: Schema.String, reporter_hash: Schema.String, window_ms: Schema.Number }))
 
     const isSourceKey = Schema.is(SourceKey)
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu
@@ -171,24 +200,41 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     }
 
     /**
-     * Counts one report of `address` in this minute; over the limit: `RateLimited`. While the bus does not
-     * answer (250 ms), each process counts on its own with the same limit: never unlimited.
+     * Counts the reports of a batch, each for its address and minute, in one round trip to the bus; those
+     * over the limit are answered `RateLimited` and left out. While the bus does not answer (250 ms), each
+     * process counts on its own with the same limit: never unlimited.
      */
-    const limit = Effect.fnUntraced(function*(address: string, now: number) {
-      const minute = Math.floor(now / 60_000)
-      const subject = rateSubject(address)
-      const count = yield* bus.incr(RedisKeys.crowdRate(subject, minute), 61_000).pipe(
+    const limitAll = Effect.fnUntraced(function*(batch: ReadonlyArray<Pending>) {
+      const minuteOf = (r: Pending) => Math.floor(r.now / 60_000)
+      const counts = yield* bus.incrMany(batch.map((r) => RedisKeys.crowdRate(r.rateSubject, minuteOf(r))), 61_000).pipe(
         Effect.timeout(250),
         Effect.tapError((error) => Effect.logWarning("crowd reports: bus unavailable, counting reports in this process", error)),
-        Effect.orElseSucceed(() => countLocally(subject, minute))
+        Effect.orElseSucceed(() => batch.map((r) => countLocally(r.rateSubject, minuteOf(r))))
       )
-      if (count > perMinute) {
-        const retryAfterS = Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000))
-        return yield* new RateLimited({
+      const allowed: Array<Pending> = []
+      for (const [i, r] of batch.entries()) {
+        if (counts[i]! <= perMinute) {
+          allowed.push(r)
+          continue
+        }
+        const retryAfterS = Math.max(1, Math.ceil(((minuteOf(r) + 1) * 60_000 - r.now) / 1000))
+        yield* Deferred.fail(r.answer, new RateLimited({
           message: `too many reports from this address; at most ${perMinute} a minute, retry after ${retryAfterS} s`,
           retry_after_s: retryAfterS
-        })
+        }))
       }
+      return allowed
+    })
+
+    /** Sources reports were taken for lately, by key: a report does not read its source again for `sourceCacheMs`. */
+    const sourceCache = new Map<string, { readonly source: SourceRef; readonly until: number }>()
+    const reportedSource = Effect.fnUntraced(function*(key: string, now: number) {
+      const cached = sourceCache.get(key)
+      if (cached !== undefined && cached.until > now) return cached.source
+      const source = yield* findSource(key)
+      if (sourceCache.size >= sourceCacheSize) sourceCache.clear()
+      sourceCache.set(key, { source, until: now + sourceCacheMs })
+      return source
     })
 
     /** The baseline hours' rows by source and hour (`source id|hour start`), oldest entries dropped first. */
@@ -211,85 +257,177 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       }
     }
 
-    const scoreOf = Effect.fnUntraced(function*(source: { readonly id: string; readonly key: string }, now: number) {
-      // The window's reports, oldest first: a reporter's network is the one it reported from last.
+    /**
+     * The scores of `sources` at `now` (without their signals): one read of their windows' reports, one
+     * of the baselines not cached yet, one of the corroborating monitors and one of the components' names.
+     */
+    const scoresOf = Effect.fnUntraced(function*(sources: ReadonlyArray<SourceRef>, now: number) {
+      const ids = [...new Set(sources.map((s) => s.id))]
+      // The windows' reports, oldest first: a reporter's network is the one it reported from last.
       const rows = yield* sql`
-        SELECT (extract(epoch FROM created_at) * 1000)::float8 AS at_ms, reporter_hash, network_hash, component_id, region FROM crowd_reports
-        WHERE source_id = ${source.id} AND created_at > ${new Date(now - p.windowMs)} AND created_at <= ${new Date(now)}
+        SELECT source_id, (extract(epoch FROM created_at) * 1000)::float8 AS at_ms, reporter_hash, network_hash, component_id, region
+        FROM crowd_reports
+        WHERE source_id IN ${sql.in(ids)} AND created_at > ${new Date(now - p.windowMs)} AND created_at <= ${new Date(now)}
         ORDER BY created_at`.pipe(Effect.flatMap(decodeWindow))
-      const all: Reports = []
-      const byComponent = new Map<string, Reports>()
-      const byRegion = new Map<string, Reports>()
-      const add = (scopes: Map<string, Reports>, scope: string, report: Reports[number]) => {
-        const reports = scopes.get(scope) ?? []
-        reports.push(report)
-        scopes.set(scope, reports)
-      }
-      for (const row of rows) {
-        const report = { at: row.at_ms, reporter: row.reporter_hash, network: row.network_hash }
-        all.push(report)
-        if (row.component_id !== null) add(byComponent, row.component_id, report)
-        if (row.region !== null) add(byRegion, row.region, report)
-      }
 
       // The usual: distinct reporters of each clock hour at this hour of the week (and the
-      // `baselineSpreadHours` on each side), 1 to `baselineWeeks` weeks ago.
+      // `baselineSpreadHours` on each side), 1 to `baselineWeeks` weeks ago. Past weeks' hours do not
+      // change: one read per source and hour, whatever the number of reports.
       const hourOfWeek = hourOfWeekOf(now)
       const hourStart = Math.floor(now / 3_600_000) * 3_600_000
-      const ranges = Array.from({ length: p.baselineWeeks }, (_, i) => {
-        const from = hourStart - (i + 1) * weekMs - p.baselineSpreadHours * 3_600_000
-        return sql`(created_at >= ${new Date(from)} AND created_at < ${new Date(from + (2 * p.baselineSpreadHours + 1) * 3_600_000)})`
-      })
-      const cacheKey = `${source.id}|${hourStart}`
-      const cached = baselines.get(cacheKey)
-      const hours = cached ?? (yield* sql`
-        SELECT hour_ms, component_id, region,
-          CASE WHEN GROUPING(component_id) = 0 THEN 'component' WHEN GROUPING(region) = 0 THEN 'region' ELSE 'source' END AS scope,
-          count(DISTINCT reporter_hash)::float8 AS reporters
-        FROM (
-          SELECT floor(extract(epoch FROM created_at) / 3600)::float8 * 3600000 AS hour_ms, component_id, region, reporter_hash
-          FROM crowd_reports WHERE source_id = ${source.id} AND ${sql.or(ranges)}
-        ) r
-        GROUP BY GROUPING SETS ((hour_ms), (hour_ms, component_id), (hour_ms, region))`.pipe(Effect.flatMap(decodeHours)))
-      if (cached === undefined) {
-        // Past weeks' hours do not change: one read per source and hour, whatever the number of reports.
-        if (baselines.size >= baselineCacheSize) baselines.delete(baselines.keys().next().value!)
-        baselines.set(cacheKey, hours)
+      const uncached = ids.filter((id) => !baselines.has(`${id}|${hourStart}`))
+      if (uncached.length > 0) {
+        const ranges = Array.from({ length: p.baselineWeeks }, (_, i) => {
+          const from = hourStart - (i + 1) * weekMs - p.baselineSpreadHours * 3_600_000
+          return sql`(created_at >= ${new Date(from)} AND created_at < ${new Date(from + (2 * p.baselineSpreadHours + 1) * 3_600_000)})`
+        })
+        const read = yield* sql`
+          SELECT source_id, hour_ms, component_id, region,
+            CASE WHEN GROUPING(component_id) = 0 THEN 'component' WHEN GROUPING(region) = 0 THEN 'region' ELSE 'source' END AS scope,
+            count(DISTINCT reporter_hash)::float8 AS reporters
+          FROM (
+            SELECT source_id, floor(extract(epoch FROM created_at) / 3600)::float8 * 3600000 AS hour_ms, component_id, region, reporter_hash
+            FROM crowd_reports WHERE source_id IN ${sql.in(uncached)} AND ${sql.or(ranges)}
+          ) r
+          GROUP BY GROUPING SETS ((source_id, hour_ms), (source_id, hour_ms, component_id), (source_id, hour_ms, region))`.pipe(
+            Effect.flatMap(decodeHours)
+          )
+        for (const id of uncached) {
+          if (baselines.size >= baselineCacheSize) baselines.delete(baselines.keys().next().value!)
+          baselines.set(`${id}|${hourStart}`, read.filter((h) => h.source_id === id))
+        }
       }
-      const usualOf = (keep: (row: typeof hours[number]) => boolean) =>
-        usualByHourOfWeek(
-          hours.filter(keep).map((h) => ({ hourOfWeek: hourOfWeekOf(h.hour_ms), reporters: h.reporters })),
-          p.baselineWeeks,
-          p
-        )[hourOfWeek]!
 
-      // Monitors watch the provider, not one of its components or regions: one count for every scope (one query).
-      const failingNow = yield* corroboration.failingMonitorOrganizations({ sourceId: source.id, at: now })
+      // Monitors watch the provider, not one of its components or regions: one count for every scope.
+      const failing = yield* corroboration.failingMonitorOrganizations({ sourceIds: ids, at: now })
 
-      const componentIds = [...byComponent.keys()]
-      const names = componentIds.length === 0 ? [] : yield* sql`
-        SELECT id, name FROM components WHERE id IN ${sql.in(componentIds)}`.pipe(Effect.flatMap(decodeNames))
+      interface Scoped {
+        readonly all: Reports
+        readonly byComponent: Map<string, Reports>
+        readonly byRegion: Map<string, Reports>
+      }
+      const scoped = new Map<string, Scoped>(ids.map((id) => [id, { all: [], byComponent: new Map(), byRegion: new Map() }]))
+      const componentIds = new Set<string>()
+      for (const row of rows) {
+        const of = scoped.get(row.source_id)!
+        const report = { at: row.at_ms, reporter: row.reporter_hash, network: row.network_hash }
+        of.all.push(report)
+        if (row.component_id !== null) {
+          addTo(of.byComponent, row.component_id, report)
+          componentIds.add(row.component_id)
+        }
+        if (row.region !== null) addTo(of.byRegion, row.region, report)
+      }
+      const names = componentIds.size === 0 ? [] : yield* sql`
+        SELECT id, name FROM components WHERE id IN ${sql.in([...componentIds])}`.pipe(Effect.flatMap(decodeNames))
       const nameOf = new Map(names.map((c) => [c.id, c.name]))
 
-      const components: Array<CrowdComponentScore> = []
-      for (const [id, reports] of byComponent) {
-        const usual = usualOf((h) => h.scope === "component" && h.component_id === id)
-        components.push({ id, name: nameOf.get(id) ?? "", ...figures(reports, now, usual, failingNow) })
+      const scores = new Map<string, Omit<CrowdSourceScore, "signal">>()
+      for (const source of sources) {
+        const of = scoped.get(source.id)!
+        const hours = baselines.get(`${source.id}|${hourStart}`) ?? []
+        const usualOf = (keep: (row: typeof hours[number]) => boolean) =>
+          usualByHourOfWeek(
+            hours.filter(keep).map((h) => ({ hourOfWeek: hourOfWeekOf(h.hour_ms), reporters: h.reporters })),
+            p.baselineWeeks,
+            p
+          )[hourOfWeek]!
+        const failingNow = failing.get(source.id) ?? 0
+        const components: Array<CrowdComponentScore> = []
+        for (const [id, reports] of of.byComponent) {
+          const usual = usualOf((h) => h.scope === "component" && h.component_id === id)
+          components.push({ id, name: nameOf.get(id) ?? "", ...figures(reports, now, usual, failingNow) })
+        }
+        const regions: Array<CrowdRegionScore> = []
+        for (const [region, reports] of of.byRegion) {
+          const usual = usualOf((h) => h.scope === "region" && h.region === region)
+          regions.push({ region, ...figures(reports, now, usual, failingNow) })
+        }
+        scores.set(source.id, {
+          key: source.key,
+          at: new Date(now).toISOString(),
+          window_minutes: p.windowMs / 60_000,
+          ...figures(of.all, now, usualOf((h) => h.scope === "source"), failingNow),
+          components: components.toSorted(byConfidence),
+          regions: regions.toSorted(byConfidence)
+        })
       }
-      const regions: Array<CrowdRegionScore> = []
-      for (const [region, reports] of byRegion) {
-        const usual = usualOf((h) => h.scope === "region" && h.region === region)
-        regions.push({ region, ...figures(reports, now, usual, failingNow) })
-      }
-      return {
-        key: source.key,
-        at: new Date(now).toISOString(),
-        window_minutes: p.windowMs / 60_000,
-        ...figures(all, now, usualOf((h) => h.scope === "source"), failingNow),
-        components: components.toSorted(byConfidence),
-        regions: regions.toSorted(byConfidence)
-      } satisfies Omit<CrowdSourceScore, "signal">
+      return scores
     })
+
+    /** A report checked and hashed, waiting for its batch (`flush`). */
+    interface Pending {
+      readonly source: SourceRef
+      readonly componentId: string | null
+      readonly region: string | null
+      readonly reporter: string
+      readonly network: string
+      readonly symptom: string
+      readonly now: number
+      /** The address's key for the rate limit. */
+      readonly rateSubject: string
+      readonly answer: Deferred.Deferred<CrowdReportAccepted, RateLimited>
+    }
+    const pending = yield* Queue.unbounded<Pending>()
+
+    /**
+     * Writes a batch of reports in one statement (a reporter twice in it, for the same source and
+     * window, is written once), scores their sources once each at the batch's latest time, starts or
+     * ends their signals, and answers each report. Each report is answered after its row is committed.
+     */
+    const flush = Effect.fnUntraced(function*(reports: ReadonlyArray<Pending>) {
+      const batch = yield* limitAll(reports)
+      if (batch.length === 0) return
+      const windowOf = (r: Pending) => Math.floor(r.now / p.windowMs) * p.windowMs
+      const firsts = new Map<string, Pending>()
+      for (const r of batch) {
+        const key = keyOf(r.source.id, r.reporter, windowOf(r))
+        if (!firsts.has(key)) firsts.set(key, r)
+      }
+      const rows = [...firsts.values()].map((r) => ({
+        source_id: r.source.id,
+        component_id: r.componentId,
+        reporter_hash: r.reporter,
+        network_hash: r.network,
+        symptom: r.symptom,
+        region: r.region,
+        window_start: new Date(windowOf(r)),
+        created_at: new Date(r.now)
+      }))
+      if (!Arr.isArrayNonEmpty(rows)) return
+      const inserted = yield* sql`
+        INSERT INTO crowd_reports ${sql.insert(rows)}
+        ON CONFLICT (source_id, reporter_hash, window_start) DO NOTHING
+        RETURNING source_id, reporter_hash, (extract(epoch FROM window_start) * 1000)::float8 AS window_ms`.pipe(Effect.flatMap(decodeInserted))
+      const counted = new Set(inserted.map((row) => keyOf(row.source_id, row.reporter_hash, row.window_ms)))
+
+      const now = Math.max(...batch.map((r) => r.now))
+      const sources = [...new Map(batch.map((r) => [r.source.id, r.source])).values()]
+      const scores = yield* scoresOf(sources, now)
+      // The scores may start a signal (or raise its peak, or end it): the answers show each source's after.
+      const open = yield* signals.observeAll(sources.map((source) => ({ source, score: scores.get(source.id)! })), now)
+      for (const r of batch) {
+        const key = keyOf(r.source.id, r.reporter, windowOf(r))
+        yield* Deferred.succeed(r.answer, {
+          counted: firsts.get(key) === r && counted.has(key),
+          score: { ...scores.get(r.source.id)!, signal: open.get(r.source.id) ?? null }
+        })
+      }
+    })
+
+    // `batchWriters` batches at a time: reports arriving while they are written wait for the next, which
+    // takes them all (up to `batchLimit`). A batch that fails fails its reports (as defects), not its writer.
+    const writer = Queue.takeBetween(pending, 1, batchLimit).pipe(
+      Effect.flatMap((batch) =>
+        flush(batch).pipe(
+          Effect.catchCause((cause) =>
+            Effect.forEach(batch, (r) => Deferred.die(r.answer, Cause.squash(cause)), { discard: true })
+          )
+        )
+      ),
+      Effect.forever
+    )
+    for (let i = 0; i < batchWriters; i++) yield* Effect.forkScoped(writer)
 
     const report = Effect.fn("CrowdReports.report")(function*(input: ReportInput) {
       const now = yield* Clock.currentTimeMillis
@@ -297,8 +435,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
         return yield* new InvalidParameter({ field: "symptom", message: `symptom must be one of ${crowdSymptoms.join(", ")}` })
       }
       const address = canonicalAddress(input.address)
-      yield* limit(address, now)
-      const source = yield* findSource(input.sourceKey)
+      const source = yield* reportedSource(input.sourceKey, now)
       if (input.componentId !== undefined) {
         const [known] = !uuid.test(input.componentId) ? [{ known: false }] : yield* sql`
           SELECT EXISTS (SELECT 1 FROM components WHERE id = ${input.componentId} AND source_id = ${source.id}) AS known`.pipe(
@@ -326,23 +463,25 @@ export class CrowdReports extends Context.Service<CrowdReports, {
           return yield* new InvalidParameter({ field: "region", message: `region must be one of the regions ${source.key} reports` })
         }
       }
-      const windowStart = Math.floor(now / p.windowMs) * p.windowMs
-      const inserted = yield* sql`
-        INSERT INTO crowd_reports (source_id, component_id, reporter_hash, network_hash, symptom, region, window_start, created_at)
-        VALUES (${source.id}, ${input.componentId ?? null}, ${reporterHash(input.userId, address)}, ${networkHash(address)},
-          ${input.symptom}, ${input.region ?? null}, ${new Date(windowStart)}, ${new Date(now)})
-        ON CONFLICT (source_id, reporter_hash, window_start) DO NOTHING
-        RETURNING id`.pipe(Effect.flatMap(decodeInserted), Effect.orDie)
-      const score = yield* scoreOf(source, now).pipe(Effect.orDie)
-      // The score this report made may start the source's signal (or raise its peak): the answer shows it.
-      yield* signals.observe(source, score, now)
-      return { counted: inserted.length > 0, score: { ...score, signal: yield* signals.open(source.id) } }
+      const answer = yield* Deferred.make<CrowdReportAccepted, RateLimited>()
+      yield* Queue.offer(pending, {
+        source,
+        componentId: input.componentId ?? null,
+        region: input.region ?? null,
+        reporter: reporterHash(input.userId, address),
+        network: networkHash(address),
+        symptom: input.symptom,
+        now,
+        rateSubject: rateSubject(address),
+        answer
+      })
+      return yield* Deferred.await(answer)
     })
 
     const score = Effect.fn("CrowdReports.score")(function*(sourceKey: string, at?: number) {
       const now = at ?? (yield* Clock.currentTimeMillis)
       const source = yield* findSource(sourceKey)
-      const figures = yield* scoreOf(source, now).pipe(Effect.orDie)
+      const figures = (yield* scoresOf([source], now).pipe(Effect.orDie)).get(source.id)!
       return { ...figures, signal: yield* signals.open(source.id) } satisfies CrowdSourceScore
     })
 
@@ -373,3 +512,4 @@ export class CrowdReports extends Context.Service<CrowdReports, {
   /** Over PostgreSQL, the bus and the secrets key, with its signals and the organizations' monitors' corroboration. */
   static readonly layer = CrowdReports.layerNoDeps.pipe(Layer.provideMerge(CrowdSignals.layer), Layer.provide(CrowdCorroboration.monitors))
 }
+

@@ -51,6 +51,10 @@ const signalColumns = (sql: SqlClient) => sql.literal(`
   g.id, g.source_id, s.key AS source_key, s.name AS source_name, s.status AS source_status, g.started_at, g.ended_at,
   g.start_confidence, g.peak_confidence, g.end_confidence, g.reason, g.start_published, g.end_published`)
 
+/** Whether `score` changes anything for a source whose open signal is `open` (starts, raises or ends it). */
+const changes = (score: SignalScore, open: { readonly peak_confidence: number } | undefined) =>
+  open === undefined ? signalOn(false, score, crowdDefaults) : !signalOn(true, score, crowdDefaults) || score.confidence > open.peak_confidence
+
 const openSignalOf = (row: SignalRow): OpenSignal => ({
   id: row.id,
   started_at: row.started_at.toISOString(),
@@ -89,6 +93,14 @@ const eventOf = (row: SignalRow, type: CrowdEvent["type"]): CrowdEvent => ({
 export class CrowdSignals extends Context.Service<CrowdSignals, {
   /** After a score of a source at `now`: starts its signal, raises its peak, or ends it. */
   observe(source: { readonly id: string }, score: SignalScore, now: number): Effect.Effect<void>
+  /**
+   * `observe` for the scores of many sources at `now` (a batch of reports), reading their open signals
+   * at once; returns each source's open signal after (by id; null: none).
+   */
+  observeAll(
+    scores: ReadonlyArray<{ readonly source: { readonly id: string }; readonly score: SignalScore }>,
+    now: number
+  ): Effect.Effect<ReadonlyMap<string, OpenSignal | null>>
   /** Sources with an open signal (ids), for the sweep to score again as reports age. */
   readonly openSources: Effect.Effect<ReadonlyArray<{ readonly id: string; readonly key: string }>>
   /** Hands the bus the events and state it refused before; returns how many were handed. */
@@ -145,11 +157,13 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
           Effect.logWarning("crowd signal: the bus refused it; handed over again by the sweep", error).pipe(Effect.as(0)))
       )
 
-    const observe = Effect.fn("CrowdSignals.observe")(function*(source: { readonly id: string }, score: SignalScore, now: number) {
-      const [open] = yield* sql`
-        SELECT id, peak_confidence FROM crowd_signals WHERE source_id = ${source.id} AND ended_at IS NULL`.pipe(
-          Effect.flatMap(rowsOf("crowd_signals", Schema.Struct({ id: Schema.String, peak_confidence: Schema.Number })))
-        )
+    /** Starts, raises or ends the signal of `source`, whose open signal was read as `open`. */
+    const decide = Effect.fnUntraced(function*(
+      source: { readonly id: string },
+      score: SignalScore,
+      now: number,
+      open: { readonly id: string; readonly peak_confidence: number } | undefined
+    ) {
       if (open === undefined) {
         if (!signalOn(false, score, crowdDefaults)) return
         // One open signal per source: the partial unique index lets one process win.
@@ -194,6 +208,40 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
       if (ended === undefined) return
       const row = yield* read(ended.id)
       if (row !== undefined) yield* publish(row)
+    })
+
+    const observe = Effect.fn("CrowdSignals.observe")(function*(source: { readonly id: string }, score: SignalScore, now: number) {
+      const [open] = yield* sql`
+        SELECT id, peak_confidence FROM crowd_signals WHERE source_id = ${source.id} AND ended_at IS NULL`.pipe(
+          Effect.flatMap(rowsOf("crowd_signals", Schema.Struct({ id: Schema.String, peak_confidence: Schema.Number })))
+        )
+      yield* decide(source, score, now, open)
+    }, Effect.orDie)
+
+    const observeAll = Effect.fn("CrowdSignals.observeAll")(function*(
+      scores: ReadonlyArray<{ readonly source: { readonly id: string }; readonly score: SignalScore }>,
+      now: number
+    ) {
+      const ids = [...new Set(scores.map((s) => s.source.id))]
+      const after = new Map<string, OpenSignal | null>(ids.map((id) => [id, null]))
+      if (ids.length === 0) return after
+      const rows = yield* sql`
+        SELECT ${columns} FROM crowd_signals g JOIN sources s ON s.id = g.source_id
+        WHERE g.source_id IN ${sql.in(ids)} AND g.ended_at IS NULL`.pipe(Effect.flatMap(signalRows))
+      const openOf = new Map(rows.map((row) => [row.source_id, row]))
+      for (const row of rows) after.set(row.source_id, openSignalOf(row))
+      // Most scores change nothing; those that do go through PostgreSQL (sources side by side), and their
+      // sources' signals are read again.
+      const changed = scores.filter(({ score, source }) => changes(score, openOf.get(source.id)))
+      yield* Effect.forEach(changed, ({ score, source }) => decide(source, score, now, openOf.get(source.id)), { concurrency: 8, discard: true })
+      if (changed.length === 0) return after
+      const again = [...new Set(changed.map((c) => c.source.id))]
+      for (const id of again) after.set(id, null)
+      const rowsAfter = yield* sql`
+        SELECT ${columns} FROM crowd_signals g JOIN sources s ON s.id = g.source_id
+        WHERE g.source_id IN ${sql.in(again)} AND g.ended_at IS NULL`.pipe(Effect.flatMap(signalRows))
+      for (const row of rowsAfter) after.set(row.source_id, openSignalOf(row))
+      return after
     }, Effect.orDie)
 
     const openSources = sql`
@@ -245,6 +293,6 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
       )
     }, Effect.orDie)
 
-    return CrowdSignals.of({ observe, openSources, publishPending, open, openFor, record })
+    return CrowdSignals.of({ observe, observeAll, openSources, publishPending, open, openFor, record })
   }))
 }

@@ -72,6 +72,8 @@ export class Bus extends Context.Service<Bus, {
   xack(stream: string, group: string, ids: ReadonlyArray<string>): Effect.Effect<number, BusError>
   /** INCR, and PEXPIRE the key when the increment created it: a counter that lives `ttlMs` (rate limits). */
   incr(key: string, ttlMs: number): Effect.Effect<number, BusError>
+  /** `incr` of each key in one round trip (a pipeline), in order; a key given twice is counted twice. */
+  incrMany(keys: ReadonlyArray<string>, ttlMs: number): Effect.Effect<ReadonlyArray<number>, BusError>
   /** XLEN */
   xlen(stream: string): Effect.Effect<number, BusError>
   readonly ping: Effect.Effect<void, BusError>

@@ -40,6 +40,20 @@ const busSuite = (name: string, bus: Layer.Layer<Bus, unknown>) =>
         yield* bus.del(keys)
       }))
 
+    it.effect("counters are incremented one by one or many in one call, and live their time from their first increment", () =>
+      Effect.gen(function*() {
+        const bus = yield* Bus
+        const [a, b] = [k("count:a"), k("count:b")]
+        assert.strictEqual(yield* bus.incr(a, 60_000), 1)
+        // A key given twice is counted twice, in order.
+        assert.deepStrictEqual(yield* bus.incrMany([a, b, a, b, b], 600), [2, 1, 3, 2, 3])
+        assert.deepStrictEqual(yield* bus.incrMany([], 600), [])
+        // b's lifetime began with its first increment (600 ms), not with its last; a keeps its minute.
+        yield* Effect.sleep("800 millis")
+        assert.deepStrictEqual(yield* bus.incrMany([b, a], 600), [1, 4])
+        yield* bus.del([a, b])
+      }))
+
     it.effect("delivers published messages in order to every active subscriber", () =>
       Effect.scoped(Effect.gen(function*() {
         const bus = yield* Bus

@@ -246,6 +246,29 @@ describe("crowd reports", () => {
         assert.closeTo(component.expected, 2 / 9, 1e-12)
       }), 120_000)
 
+    it.effect("reports sent at once are written and scored in batches: each answered once stored, a reporter twice in a batch counted once", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient
+        const source = yield* catalogSource(0)
+        yield* awayFromBoundary(crowdDefaults.windowMs, 30)
+        // Thirty addresses in thirty networks, and one of them a second time, all at once.
+        const from = [...Array.from({ length: 30 }, (_, i) => `127.0.${150 + i}.1`), "127.0.150.1"]
+        const answers = yield* Effect.forEach(from, (address) => report(source.key, address, { symptom: "down" }), { concurrency: "unbounded" })
+        assert.deepStrictEqual(answers.map((a) => a.status), from.map(() => 202), JSON.stringify(answers.find((a) => a.status !== 202)?.body))
+        const twice = [answers[0]!, answers[30]!].map((a) => a.body.counted as boolean)
+        assert.deepStrictEqual(twice.toSorted(), [false, true])
+        assert.strictEqual(answers.filter((a) => a.body.counted === true).length, 30)
+        const [stored] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM crowd_reports WHERE source_id = ${source.id}`
+        assert.strictEqual(stored!.n, 30)
+        // Each answer's score counts at most the reporters stored; the last batch's counts them all, as a read afterwards does.
+        const seen = answers.map((a) => a.body.score.reporters as number)
+        assert.isAtMost(Math.max(...seen), 30)
+        assert.strictEqual(Math.max(...seen), 30)
+        const after = yield* send("GET", `/sources/${source.key}/crowd`, "127.0.0.1")
+        assert.strictEqual(after.body.reporters, 30)
+        assert.isNotNull(after.body.signal)
+      }), 120_000)
+
     it.effect("an IPv4-mapped IPv6 address is the same reporter as its IPv4 address; IPv6 reporters are grouped by /48", () =>
       Effect.gen(function*() {
         const source = yield* catalogSource(0)

@@ -74,6 +74,16 @@ export const layer = Layer.sync(
         return Effect.sync(() => s.waiters.delete(wake))
       }).pipe(Effect.timeoutOption(ms), Effect.asVoid)
 
+    const incrAt = (key: string, ttlMs: number, now: number) => {
+      const current = counters.get(key)
+      const live = current !== undefined && current.until > now ? current : { value: 0, until: now + ttlMs }
+      live.value += 1
+      counters.set(key, live)
+      // Expired counters go when the map grows; the counters of one window are few.
+      if (counters.size > 10_000) for (const [k, c] of counters) if (c.until <= now) counters.delete(k)
+      return live.value
+    }
+
     return Bus.of({
       kind: "memory",
       target: "in-process",
@@ -194,16 +204,8 @@ export const layer = Layer.sync(
           return n
         }),
       xlen: (name) => Effect.sync(() => streams.get(name)?.entries.length ?? 0),
-      incr: Effect.fnUntraced(function*(key: string, ttlMs: number) {
-        const now = yield* Clock.currentTimeMillis
-        const current = counters.get(key)
-        const live = current !== undefined && current.until > now ? current : { value: 0, until: now + ttlMs }
-        live.value += 1
-        counters.set(key, live)
-        // Expired counters go when the map grows; the counters of one window are few.
-        if (counters.size > 10_000) for (const [k, c] of counters) if (c.until <= now) counters.delete(k)
-        return live.value
-      }),
+      incr: (key: string, ttlMs: number) => Effect.map(Clock.currentTimeMillis, (now) => incrAt(key, ttlMs, now)),
+      incrMany: (keys, ttlMs) => Effect.map(Clock.currentTimeMillis, (now) => keys.map((key) => incrAt(key, ttlMs, now))),
       ping: Effect.void
     })
   }

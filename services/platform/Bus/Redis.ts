@@ -131,6 +131,16 @@ export const layer = (url: string) =>
             if (value === 1) await client.pexpire(key, ttlMs)
             return value
           }),
+        incrMany: (keys, ttlMs) =>
+          keys.length === 0 ? Effect.succeed([]) : call("incr (pipeline)", async () => {
+            // PEXPIRE … NX sets the lifetime once, when the key has none (the increment that created it).
+            const pipeline = client.pipeline()
+            for (const key of keys) pipeline.incr(key).pexpire(key, ttlMs, "NX")
+            const replies = (await pipeline.exec()) ?? []
+            const failed = replies.find(([error]) => error !== null)
+            if (failed !== undefined) throw failed[0]
+            return keys.map((_, i) => Number(replies[2 * i]![1]))
+          }),
         ping: call("ping", () => client.ping()).pipe(Effect.asVoid)
       })
     })
