@@ -130,6 +130,8 @@ export class CrowdReports extends Context.Service<CrowdReports, {
   report(input: ReportInput): Effect.Effect<CrowdReportAccepted, NotFound | InvalidParameter | RateLimited>
   /** The score of a source at `at` (default now), with its components' and regions' reported in the window, and its open signal. */
   score(sourceKey: string, at?: number): Effect.Effect<CrowdSourceScore, NotFound>
+  /** The scores (without signals) at `at` of those of `sourceKeys` reports are taken for, by key, read together. */
+  scores(sourceKeys: ReadonlyArray<string>, at: number): Effect.Effect<ReadonlyMap<string, Omit<CrowdSourceScore, "signal">>>
   /** Of `keys`, the sources reports are taken for (the public catalog's), with their names, in the order given. */
   reportable(keys: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<{ readonly key: string; readonly name: string }>>
   /** The source's record against its official status over 90 days at `at` (default now). */
@@ -492,13 +494,25 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       return { key: source.key, ...figures, sentence: recordSentence(source.name, figures) } satisfies CrowdRecordView
     })
 
-    const reportable = Effect.fn("CrowdReports.reportable")(function*(keys: ReadonlyArray<string>) {
+    /** Of `keys`, the sources reports are taken for. */
+    const findSources = (keys: ReadonlyArray<string>) => {
       const valid = keys.filter(isSourceKey)
-      if (valid.length === 0) return []
-      const rows = yield* sql`
+      return valid.length === 0 ? Effect.succeed([]) : sql`
         SELECT id, key, name FROM sources s WHERE s.key IN ${sql.in(valid)} AND ${sql.literal(publicSourceCondition)}`.pipe(
           Effect.flatMap(decodeSource)
         )
+    }
+
+    const scores = Effect.fn("CrowdReports.scores")(function*(sourceKeys: ReadonlyArray<string>, at: number) {
+      const sources = yield* findSources(sourceKeys)
+      if (sources.length === 0) return new Map<string, Omit<CrowdSourceScore, "signal">>()
+      const byId = yield* scoresOf(sources, at)
+      return new Map(sources.map((s) => [s.key, byId.get(s.id)!]))
+    }, Effect.orDie)
+
+    const reportable = Effect.fn("CrowdReports.reportable")(function*(keys: ReadonlyArray<string>) {
+      const valid = keys.filter(isSourceKey)
+      const rows = yield* findSources(valid)
       const byKey = new Map(rows.map((r) => [r.key, r.name]))
       return valid.flatMap((key) => {
         const name = byKey.get(key)
@@ -506,7 +520,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       })
     }, Effect.orDie)
 
-    return CrowdReports.of({ report, score, record, reportable })
+    return CrowdReports.of({ report, score, scores, record, reportable })
   }))
 
   /** Over PostgreSQL, the bus and the secrets key, with its signals and the organizations' monitors' corroboration. */

@@ -97,11 +97,13 @@ export const sweepOnce = Effect.fn("CrowdWorker.sweep")(function*(at?: number) {
   const reports = yield* CrowdReports
   const now = at ?? (yield* Clock.currentTimeMillis)
   const open = yield* signals.openSources
-  for (const source of open) {
-    // A source no longer public (disabled) keeps its signal until it is shown again.
-    const score = yield* reports.score(source.key, now).pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
-    if (score !== undefined) yield* signals.observe(source, score, now)
-  }
+  // Scored together, as a batch of reports is; a source no longer public (disabled) is left out and
+  // keeps its signal until it is shown again.
+  const scores = yield* reports.scores(open.map((source) => source.key), now)
+  yield* signals.observeAll(open.flatMap((source) => {
+    const score = scores.get(source.key)
+    return score === undefined ? [] : [{ source, score }]
+  }), now)
   return { scored: open.length, published: yield* signals.publishPending }
 })
 
