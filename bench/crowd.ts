@@ -158,9 +158,9 @@ export const detectSignals = (reports: ReadonlyArray<CrowdReport>, options: Dete
     advance(now)
     evaluations++
     // The short windows' reporters: the stored rows after now − the longest of them.
-    const shortest = Math.max(0, ...p.shortWindowsMs)
+    const longestShort = Math.max(0, ...p.shortWindowsMs)
     let from = tail
-    while (from > head && stored[from - 1]!.at > now - shortest) from--
+    while (from > head && stored[from - 1]!.at > now - longestShort) from--
     const { recent } = windowNetworks(stored.slice(from, tail), now, p)
     const score = crowdScore({ networks: [...reportersOfNetwork.values()], recent, usual: usualAt(now), failingMonitorOrganizations: 0 }, p)
     if (open === undefined) {

@@ -27,9 +27,8 @@ interface SourceRef {
   readonly name: string
 }
 
-/** Reports written and scored together at most (`CrowdReports`' batches), and batches written at once. */
+/** Reports written and scored together at most (`CrowdReports`' batches). */
 const batchLimit = 500
-const batchWriters = 1
 
 /** How long a report trusts the source it read (a source hidden meanwhile takes reports that long), and how many are kept. */
 const sourceCacheMs = 10_000
@@ -417,9 +416,9 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       }
     })
 
-    // `batchWriters` batches at a time: reports arriving while they are written wait for the next, which
-    // takes them all (up to `batchLimit`). A batch that fails fails its reports (as defects), not its writer.
-    const writer = Queue.takeBetween(pending, 1, batchLimit).pipe(
+    // One batch at a time: reports arriving while one is written wait for the next, which takes them all
+    // (up to `batchLimit`). A batch that fails fails its reports (as defects), not the writer.
+    yield* Queue.takeBetween(pending, 1, batchLimit).pipe(
       Effect.flatMap((batch) =>
         flush(batch).pipe(
           Effect.catchCause((cause) =>
@@ -427,9 +426,9 @@ export class CrowdReports extends Context.Service<CrowdReports, {
           )
         )
       ),
-      Effect.forever
+      Effect.forever,
+      Effect.forkScoped
     )
-    for (let i = 0; i < batchWriters; i++) yield* Effect.forkScoped(writer)
 
     const report = Effect.fn("CrowdReports.report")(function*(input: ReportInput) {
       const now = yield* Clock.currentTimeMillis
@@ -512,7 +511,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
 
     const reportable = Effect.fn("CrowdReports.reportable")(function*(keys: ReadonlyArray<string>) {
       const valid = keys.filter(isSourceKey)
-      const rows = yield* findSources(valid)
+      const rows = yield* findSources(keys)
       const byKey = new Map(rows.map((r) => [r.key, r.name]))
       return valid.flatMap((key) => {
         const name = byKey.get(key)

@@ -218,6 +218,12 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
       yield* decide(source, score, now, open)
     }, Effect.orDie)
 
+    /** The open signals of these sources, with their sources' figures. */
+    const openRows = (sourceIds: ReadonlyArray<string>) =>
+      sql`
+        SELECT ${columns} FROM crowd_signals g JOIN sources s ON s.id = g.source_id
+        WHERE g.source_id IN ${sql.in(sourceIds)} AND g.ended_at IS NULL`.pipe(Effect.flatMap(signalRows))
+
     const observeAll = Effect.fn("CrowdSignals.observeAll")(function*(
       scores: ReadonlyArray<{ readonly source: { readonly id: string }; readonly score: SignalScore }>,
       now: number
@@ -225,9 +231,7 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
       const ids = [...new Set(scores.map((s) => s.source.id))]
       const after = new Map<string, OpenSignal | null>(ids.map((id) => [id, null]))
       if (ids.length === 0) return after
-      const rows = yield* sql`
-        SELECT ${columns} FROM crowd_signals g JOIN sources s ON s.id = g.source_id
-        WHERE g.source_id IN ${sql.in(ids)} AND g.ended_at IS NULL`.pipe(Effect.flatMap(signalRows))
+      const rows = yield* openRows(ids)
       const openOf = new Map(rows.map((row) => [row.source_id, row]))
       for (const row of rows) after.set(row.source_id, openSignalOf(row))
       // Most scores change nothing; those that do go through PostgreSQL (sources side by side), and their
@@ -237,10 +241,7 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
       if (changed.length === 0) return after
       const again = [...new Set(changed.map((c) => c.source.id))]
       for (const id of again) after.set(id, null)
-      const rowsAfter = yield* sql`
-        SELECT ${columns} FROM crowd_signals g JOIN sources s ON s.id = g.source_id
-        WHERE g.source_id IN ${sql.in(again)} AND g.ended_at IS NULL`.pipe(Effect.flatMap(signalRows))
-      for (const row of rowsAfter) after.set(row.source_id, openSignalOf(row))
+      for (const row of yield* openRows(again)) after.set(row.source_id, openSignalOf(row))
       return after
     }, Effect.orDie)
 
@@ -264,9 +265,7 @@ export class CrowdSignals extends Context.Service<CrowdSignals, {
     }).pipe(Effect.orDie)
 
     const open = Effect.fn("CrowdSignals.open")(function*(sourceId: string) {
-      const [row] = yield* sql`
-        SELECT ${columns} FROM crowd_signals g JOIN sources s ON s.id = g.source_id
-        WHERE g.source_id = ${sourceId} AND g.ended_at IS NULL`.pipe(Effect.flatMap(signalRows))
+      const [row] = yield* openRows([sourceId])
       return row === undefined ? null : openSignalOf(row)
     }, Effect.orDie)
 

@@ -133,13 +133,13 @@ export const layer = (url: string) =>
           }),
         incrMany: (keys, ttlMs) =>
           keys.length === 0 ? Effect.succeed([]) : call("incr (pipeline)", async () => {
-            // PEXPIRE … NX sets the lifetime once, when the key has none (the increment that created it).
+            // SET … PX NX creates a missing counter at 0 with its lifetime; INCR keeps that lifetime.
             const pipeline = client.pipeline()
-            for (const key of keys) pipeline.incr(key).pexpire(key, ttlMs, "NX")
+            for (const key of keys) pipeline.set(key, "0", "PX", ttlMs, "NX").incr(key)
             const replies = (await pipeline.exec()) ?? []
             const failed = replies.find(([error]) => error !== null)
             if (failed !== undefined) throw failed[0]
-            return keys.map((_, i) => Number(replies[2 * i]![1]))
+            return keys.map((_, i) => Number(replies[2 * i + 1]![1]))
           }),
         ping: call("ping", () => client.ping()).pipe(Effect.asVoid)
       })
