@@ -238,12 +238,26 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       return source
     })
 
-    /** The baseline hours' rows by source and hour (`source id|hour start`), oldest entries dropped first. */
-    const baselines = new Map<string, ReadonlyArray<typeof HourRow.Type>>()
+    /** The usual reporters per window of a source at one hour of the week: the source's, and its components' and regions' reported then. */
+    interface Baseline {
+      readonly source: number
+      readonly components: ReadonlyMap<string, number>
+      readonly regions: ReadonlyMap<string, number>
+    }
+    const noBaseline: Baseline = { source: 0, components: new Map(), regions: new Map() }
+    /** The baselines by source and hour (`source id|hour start`), oldest entries dropped first. */
+    const baselines = new Map<string, Baseline>()
     const baselineCacheSize = 20_000
 
-    type Reports = Array<{ readonly at: number; readonly reporter: string; readonly network: string }>
-    /** The figures of one scope at `now` from its reports of the window (oldest first) and usual. */
+    /** A report of a source's window as scores read it. */
+    interface WindowRow {
+      readonly at: number
+      readonly reporter: string
+      readonly network: string
+    }
+
+    type Reports = Array<WindowRow>
+    /** The figures of one scope at `now` from its reports of the window (in any order) and usual. */
     const figures = (reports: Reports, now: number, usual: number, failing: number) => {
       const score = crowdScore({ ...windowNetworks(reports, now, p), usual, failingMonitorOrganizations: failing }, p)
       return {
@@ -264,17 +278,16 @@ export class CrowdReports extends Context.Service<CrowdReports, {
      */
     const scoresOf = Effect.fnUntraced(function*(sources: ReadonlyArray<SourceRef>, now: number) {
       const ids = [...new Set(sources.map((s) => s.id))]
-      // The windows' reports, oldest first: a reporter's network is the one it reported from last.
       const rows = yield* sql`
         SELECT source_id, (extract(epoch FROM created_at) * 1000)::float8 AS at_ms, reporter_hash, network_hash, component_id, region
         FROM crowd_reports
-        WHERE source_id IN ${sql.in(ids)} AND created_at > ${new Date(now - p.windowMs)} AND created_at <= ${new Date(now)}
-        ORDER BY created_at`.pipe(Effect.flatMap(decodeWindow))
+        WHERE source_id IN ${sql.in(ids)} AND created_at > ${new Date(now - p.windowMs)} AND created_at <= ${new Date(now)}`.pipe(
+          Effect.flatMap(decodeWindow)
+        )
 
       // The usual: distinct reporters of each clock hour at this hour of the week (and the
       // `baselineSpreadHours` on each side), 1 to `baselineWeeks` weeks ago. Past weeks' hours do not
       // change: one read per source and hour, whatever the number of reports.
-      const hourOfWeek = hourOfWeekOf(now)
       const hourStart = Math.floor(now / 3_600_000) * 3_600_000
       const uncached = ids.filter((id) => !baselines.has(`${id}|${hourStart}`))
       if (uncached.length > 0) {
@@ -293,9 +306,25 @@ export class CrowdReports extends Context.Service<CrowdReports, {
           GROUP BY GROUPING SETS ((source_id, hour_ms), (source_id, hour_ms, component_id), (source_id, hour_ms, region))`.pipe(
             Effect.flatMap(decodeHours)
           )
+        const hourOfWeek = hourOfWeekOf(now)
+        const usualOf = (hours: ReadonlyArray<typeof HourRow.Type>) =>
+          usualByHourOfWeek(hours.map((h) => ({ hourOfWeek: hourOfWeekOf(h.hour_ms), reporters: h.reporters })), p.baselineWeeks, p)[hourOfWeek]!
+        const group = (hours: ReadonlyArray<typeof HourRow.Type>, keyOf: (h: typeof HourRow.Type) => string | null) => {
+          const byKey = new Map<string, Array<typeof HourRow.Type>>()
+          for (const h of hours) {
+            const key = keyOf(h)
+            if (key !== null) addTo(byKey, key, h)
+          }
+          return new Map([...byKey].map(([key, rows]) => [key, usualOf(rows)]))
+        }
         for (const id of uncached) {
           if (baselines.size >= baselineCacheSize) baselines.delete(baselines.keys().next().value!)
-          baselines.set(`${id}|${hourStart}`, read.filter((h) => h.source_id === id))
+          const hours = read.filter((h) => h.source_id === id)
+          baselines.set(`${id}|${hourStart}`, {
+            source: usualOf(hours.filter((h) => h.scope === "source")),
+            components: group(hours, (h) => h.scope === "component" ? h.component_id : null),
+            regions: group(hours, (h) => h.scope === "region" ? h.region : null)
+          })
         }
       }
 
@@ -326,29 +355,21 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       const scores = new Map<string, Omit<CrowdSourceScore, "signal">>()
       for (const source of sources) {
         const of = scoped.get(source.id)!
-        const hours = baselines.get(`${source.id}|${hourStart}`) ?? []
-        const usualOf = (keep: (row: typeof hours[number]) => boolean) =>
-          usualByHourOfWeek(
-            hours.filter(keep).map((h) => ({ hourOfWeek: hourOfWeekOf(h.hour_ms), reporters: h.reporters })),
-            p.baselineWeeks,
-            p
-          )[hourOfWeek]!
+        const usual = baselines.get(`${source.id}|${hourStart}`) ?? noBaseline
         const failingNow = failing.get(source.id) ?? 0
         const components: Array<CrowdComponentScore> = []
         for (const [id, reports] of of.byComponent) {
-          const usual = usualOf((h) => h.scope === "component" && h.component_id === id)
-          components.push({ id, name: nameOf.get(id) ?? "", ...figures(reports, now, usual, failingNow) })
+          components.push({ id, name: nameOf.get(id) ?? "", ...figures(reports, now, usual.components.get(id) ?? 0, failingNow) })
         }
         const regions: Array<CrowdRegionScore> = []
         for (const [region, reports] of of.byRegion) {
-          const usual = usualOf((h) => h.scope === "region" && h.region === region)
-          regions.push({ region, ...figures(reports, now, usual, failingNow) })
+          regions.push({ region, ...figures(reports, now, usual.regions.get(region) ?? 0, failingNow) })
         }
         scores.set(source.id, {
           key: source.key,
           at: new Date(now).toISOString(),
           window_minutes: p.windowMs / 60_000,
-          ...figures(of.all, now, usualOf((h) => h.scope === "source"), failingNow),
+          ...figures(of.all, now, usual.source, failingNow),
           components: components.toSorted(byConfidence),
           regions: regions.toSorted(byConfidence)
         })

@@ -100,6 +100,8 @@ describe("crowd score", () => {
     expect(w.networks).toEqual([3])
     // 1, 2, 3 and 5 minutes: a and c in the first three, b too in the last.
     expect(w.recent).toEqual([[2], [2], [2], [3]])
+    // The rows' order does not matter (the table is read without ORDER BY).
+    expect(windowNetworks(reports.toReversed(), now)).toEqual(w)
     // Two in the last minute where 0.02 are usual is more surprising than three (two counted) in ten.
     expect(crowdScore({ ...w, usual: 0, failingMonitorOrganizations: 0 })).toMatchObject({ windowMs: minute, reporters: 2, networks: 1, counted: 2 })
   })

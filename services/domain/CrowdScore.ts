@@ -180,24 +180,34 @@ export const crowdScore = (evidence: CrowdEvidence, p: CrowdParameters = crowdDe
 }
 
 /**
- * The evidence's reporters from stored reports of the window, oldest first
+ * The evidence's reporters from stored reports of the window, in any order
  * (each a reporter and the network it reported from; a reporter counts once,
- * in the network of its latest report): the whole window's networks and each
- * short window's (reports after `now − shortWindowMs`).
+ * in the network of its latest report, the later one in `reports` at equal
+ * times): the whole window's networks and each short window's (reports after
+ * `now − shortWindowMs`). One pass: a reporter's latest report is in a short
+ * window exactly when any of its reports is, so its network there is the same.
  */
 export const windowNetworks = <K>(
-  reports: ReadonlyArray<{ readonly at: number; readonly reporter: K; readonly network: K }>,
+  reports: Iterable<{ readonly at: number; readonly reporter: K; readonly network: K }>,
   now: number,
   p: CrowdParameters = crowdDefaults
 ): Pick<CrowdEvidence, "networks" | "recent"> => {
-  const count = (since: number) => {
-    const networkOf = new Map<K, K>()
-    for (const r of reports) if (r.at > since && r.at <= now) networkOf.set(r.reporter, r.network)
-    const byNetwork = new Map<K, number>()
-    for (const network of networkOf.values()) byNetwork.set(network, (byNetwork.get(network) ?? 0) + 1)
-    return [...byNetwork.values()]
+  const since = now - p.windowMs
+  const latest = new Map<K, { readonly at: number; readonly network: K }>()
+  for (const r of reports) {
+    if (r.at <= since || r.at > now) continue
+    const seen = latest.get(r.reporter)
+    if (seen === undefined || r.at >= seen.at) latest.set(r.reporter, r)
   }
-  return { networks: count(now - p.windowMs), recent: p.shortWindowsMs.map((w) => count(now - w)) }
+  const byNetwork = new Map<K, number>()
+  const recent = p.shortWindowsMs.map(() => new Map<K, number>())
+  for (const { at, network } of latest.values()) {
+    byNetwork.set(network, (byNetwork.get(network) ?? 0) + 1)
+    for (const [i, w] of p.shortWindowsMs.entries()) {
+      if (at > now - w) recent[i]!.set(network, (recent[i]!.get(network) ?? 0) + 1)
+    }
+  }
+  return { networks: [...byNetwork.values()], recent: recent.map((m) => [...m.values()]) }
 }
 
 /**
