@@ -57,7 +57,7 @@ export const parseRunnerLine = (line: string): RunnerLine => {
     return Option.isSome(stats) ? { kind: "stats", stats: stats.value } : { kind: "unreadable-stats", line }
   }
   if (message === "shard started") return { kind: "shard-started" }
-  if (message === "statusgrid is up") {
+  if (typeof message === "string" && message.startsWith("statusgrid is up")) {
     const up = decodeUp(annotations)
     if (Option.isSome(up)) return { kind: "up", url: up.value.url }
   }

@@ -4,6 +4,7 @@ import type { Route } from "./+types/root.ts"
 import stylesheet from "./app.css?url"
 import { Header } from "./components/Header.tsx"
 import { headerViewer, optionalUser } from "./lib/session.server.ts"
+import { useNonce } from "./lib/nonce.ts"
 import { useViewer } from "./lib/viewer.ts"
 
 export const links: Route.LinksFunction = () => [
@@ -23,6 +24,7 @@ export type RootData = Awaited<ReturnType<typeof loader>>
 
 export function Layout({ children }: { readonly children: ReactNode }) {
   const viewer = useViewer()
+  const nonce = useNonce()
   return (
     <html lang="en">
       <head>
@@ -37,8 +39,8 @@ export function Layout({ children }: { readonly children: ReactNode }) {
         <a className="skip-link" href="#main">Skip to content</a>
         <Header viewer={viewer} />
         <main id="main">{children}</main>
-        <ScrollRestoration />
-        <Scripts />
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
       </body>
     </html>
   )

@@ -1,11 +1,17 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { Config, Effect, Layer } from "effect"
+import { Config, Effect, Layer, Option, Schedule } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
+import * as Path from "node:path"
+import { Bus } from "../platform/Bus.ts"
+import { ClickHouse } from "../platform/ClickHouse.ts"
+import { PostgresBackend } from "../platform/Postgres.ts"
 import { Health } from "../platform/Health.ts"
 import { LiveHub } from "../platform/LiveHub.ts"
+import { ShardPlacement } from "../poller/ShardPlacement.ts"
 import { ApiRoutes, routerConfig } from "./ApiHttp.ts"
 import { PortalRoutesLive } from "./Portal.ts"
+import { SecurityHeadersLive } from "./SecurityHeaders.ts"
 import { closeStreamsOnShutdown } from "./LiveStream.ts"
 
 /** `GET /healthz`: each store's state; 200 when all are up, 503 otherwise. */
@@ -17,16 +23,63 @@ export const HealthRoutes = HttpRouter.use(Effect.fn(function*(router) {
   }))
 }))
 
-/** Everything the process serves: health, /api/v1, and the portal for every other path (services/api/Portal.ts). */
-export const routes = Layer.mergeAll(HealthRoutes, ApiRoutes, PortalRoutesLive)
+/**
+ * `GET /readyz`, for orchestrators: 200 when every store answers and, in a process that runs
+ * pollers (`start`, `runner`), every poller shard runs on some runner of the cluster
+ * (ShardPlacement); 503 otherwise, with the stores' and shards' figures. `/healthz` stays the
+ * stores' report.
+ */
+export const ReadyRoutes = HttpRouter.use(Effect.fn(function*(router) {
+  const health = yield* Health
+  const placement = yield* Effect.serviceOption(ShardPlacement)
+  yield* router.add("GET", "/readyz", Effect.gen(function*() {
+    const [stores, shards] = yield* Effect.all([
+      health.check,
+      Option.match(placement, { onNone: () => Effect.succeed(null), onSome: (p) => p.check })
+    ], { concurrency: "unbounded" })
+    const storesReady = stores.status === "ok"
+    const shardsReady = shards === null || shards.placed === shards.shards
+    return yield* HttpServerResponse.json(
+      {
+        status: storesReady && shardsReady ? "ready" : "not_ready",
+        stores: Object.fromEntries(Object.entries(stores.stores).map(([name, store]) => [name, store.status])),
+        shards
+      },
+      { status: storesReady && shardsReady ? 200 : 503 }
+    )
+  }))
+}))
 
-/** Logs the address a person can open once the server listens. */
+/** Everything the process serves: health, /api/v1, and the portal for every other path (services/api/Portal.ts), each answer with the security headers. */
+export const routes = Layer.mergeAll(HealthRoutes, ReadyRoutes, ApiRoutes, PortalRoutesLive, SecurityHeadersLive)
+
+/** Where a store keeps its data, in a few words: the embedded ones' directory, the servers' addresses. */
+const storesLine = (postgres: PostgresBackend["Service"], clickhouse: ClickHouse["Service"], bus: Bus["Service"]) =>
+  postgres.kind === "pglite" && clickhouse.kind === "chdb"
+    ? `data in ${Path.dirname(Path.resolve(postgres.target))} (embedded PostgreSQL and ClickHouse)`
+    : `data on PostgreSQL ${postgres.target}, ClickHouse ${clickhouse.target}` + (bus.kind === "redis" ? `, Redis ${bus.target}` : "")
+
+/**
+ * The last line of a start: where to open the portal, where the data lives and how to stop. In a
+ * process with pollers it waits (15 s at most) until every shard runs, so that it comes after their
+ * start-up lines.
+ */
 const announce = (host: string) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const { address } = yield* HttpServer.HttpServer
     if (address._tag === "UnixPathAddress") return
     const shown = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host
-    yield* Effect.logInfo("statusgrid is up").pipe(Effect.annotateLogs({ url: `http://${shown}:${address.port}` }))
+    const url = `http://${shown}:${address.port}`
+    const data = storesLine(yield* PostgresBackend, yield* ClickHouse, yield* Bus)
+    const placement = yield* Effect.serviceOption(ShardPlacement)
+    yield* Option.match(placement, {
+      onNone: () => Effect.void,
+      onSome: (p) => p.check.pipe(Effect.repeat({ until: (s) => s.placed === s.shards, schedule: Schedule.spaced(250) }), Effect.timeout(15_000), Effect.ignore)
+    }).pipe(
+      Effect.andThen(Effect.logInfo(`statusgrid is up: open ${url} · ${data} · stop with Ctrl+C`)),
+      Effect.annotateLogs({ url }),
+      Effect.forkScoped
+    )
   }))
 
 /**

@@ -27,9 +27,10 @@ import { Stacks } from "../orgs/Stacks.ts"
 import { TvLinks } from "../orgs/TvLinks.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { compressResponse, makeAssetCache } from "./Compression.ts"
+import { makeNonce, portalContentSecurityPolicy } from "./SecurityHeaders.ts"
 import { MaintenanceCalendar } from "../orgs/MaintenanceCalendar.ts"
 import { MaintenanceWindows } from "../orgs/MaintenanceWindows.ts"
-import type { PortalHandler, PortalRuntime, PortalServices } from "./PortalServices.ts"
+import { nonceHeader, type PortalHandler, type PortalRuntime, type PortalServices } from "./PortalServices.ts"
 import { SourceHistories } from "./SourceHistory.ts"
 import { StackAnalyticsReader } from "../reports/StackAnalytics.ts"
 import { ReportSchedules } from "../reports/ReportSchedules.ts"
@@ -47,10 +48,16 @@ const assetName = /^[A-Za-z0-9_.-]{1,200}$/
  * icons, and the service worker (`no-cache`: a browser checks it at each
  * page load, so an update is taken at once).
  */
-const publicFiles: ReadonlyArray<{ readonly path: `/${string}`; readonly contentType: string; readonly cacheControl: string }> = [
+const publicFiles: ReadonlyArray<{
+  readonly path: `/${string}`
+  readonly contentType: string
+  readonly cacheControl: string
+  /** The service worker's own policy (a worker runs under its script's CSP): it shows notifications with this origin's icons. */
+  readonly contentSecurityPolicy?: string
+}> = [
   { path: "/favicon.svg", contentType: "image/svg+xml", cacheControl: "public, max-age=86400" },
   { path: "/manifest.webmanifest", contentType: "application/manifest+json", cacheControl: "public, max-age=3600" },
-  { path: "/sw.js", contentType: "text/javascript; charset=utf-8", cacheControl: "no-cache" },
+  { path: "/sw.js", contentType: "text/javascript; charset=utf-8", cacheControl: "no-cache", contentSecurityPolicy: "default-src 'self'; frame-ancestors 'none'" },
   ...["icon-192.png", "icon-512.png", "icon-512-maskable.png"].map((name) => ({
     path: `/icons/${name}` as const,
     contentType: "image/png",
@@ -131,7 +138,11 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
     yield* router.add("GET", file.path, Effect.gen(function*() {
       const path = Path.join(dir, "client", file.path)
       if (!Fs.existsSync(path)) return HttpServerResponse.text("not found\n", { status: 404 })
-      return yield* HttpServerResponse.file(path, { contentType: file.contentType, headers: { "cache-control": file.cacheControl } }).pipe(Effect.orDie)
+      const headers = {
+        "cache-control": file.cacheControl,
+        ...(file.contentSecurityPolicy === undefined ? {} : { "content-security-policy": file.contentSecurityPolicy })
+      }
+      return yield* HttpServerResponse.file(path, { contentType: file.contentType, headers }).pipe(Effect.orDie)
     }))
   }
 
@@ -140,15 +151,28 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
     if (handler === undefined) return notBuilt(dir)
     // The socket's peer for the pages (crowd reports count reporters by it), replacing any header of that name sent.
     const peer = peerAddress(yield* HttpServerRequest.HttpServerRequest)
+    // The page's scripts carry this nonce (portal/app/entry.server.tsx); its CSP allows only them.
+    const nonce = makeNonce()
     return yield* HttpEffect.fromWebHandler((received) => {
       const headers = new Headers(received.headers)
       headers.set(peerHeader, peer)
+      headers.set(nonceHeader, nonce)
       const request = new Request(received, { headers })
-      return handler.then((p) => p.handle(request, runtime)).then((response) => compressResponse(request, withStatusText(response)))
+      return handler.then((p) => p.handle(request, runtime)).then((response) => {
+        if (response.headers.get("content-type")?.startsWith("text/html") === true) {
+          response.headers.set("content-security-policy", portalContentSecurityPolicy(nonce))
+        }
+        return compressResponse(request, withStatusText(response))
+      })
     })
   })
   yield* router.add("GET", "/*", page)
   yield* router.add("POST", "/*", page)
+  // Pages take GET (HEAD) and POST; any other method gets a 405 from a route, with the headers every
+  // answer carries (services/api/SecurityHeaders.ts), not the router's bare 404. /api/v1 has its own.
+  for (const method of ["PUT", "PATCH", "DELETE", "OPTIONS"] as const) {
+    yield* router.add(method, "/*", HttpServerResponse.text("method not allowed\n", { status: 405, headers: { allow: "GET, HEAD, POST" } }))
+  }
 }))
 
 /**

@@ -26,6 +26,13 @@ import type { ReportSchedules } from "../reports/ReportSchedules.ts"
 import type { Sources } from "./Sources.ts"
 
 /**
+ * The header the server sets on every request it hands the portal: the CSP nonce of the page's
+ * scripts (portal/app/entry.server.tsx; services/api/SecurityHeaders.ts), replacing any header of
+ * that name the client sent.
+ */
+export const nonceHeader = "x-statusgrid-nonce"
+
+/**
  * The services the portal's loaders and actions may use: the running server's
  * own instances (services/api/Portal.ts passes its context), never a second
  * runtime. Add a service here and to `PortalRoutes`' layer to use it in a page.

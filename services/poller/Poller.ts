@@ -7,6 +7,7 @@ import { MonitorAgents } from "../monitors/MonitorAgents.ts"
 import { MonitorStore } from "./MonitorStore.ts"
 import { PollerConfig } from "./PollerConfig.ts"
 import { PollerStats, statsLogAnnotations } from "./PollerStats.ts"
+import { ShardPlacement } from "./ShardPlacement.ts"
 import * as ShardReloads from "./ShardReloads.ts"
 import { ResultWriter } from "./ResultWriter.ts"
 import { makeShard } from "./Shard.ts"
@@ -36,7 +37,7 @@ const ShardEntity = PollerShard.toLayer(
     yield* shard.run.pipe(Effect.forkScoped)
     yield* Entity.keepAlive(true)
     return PollerShard.of({
-      Ensure: () => Effect.succeed({ shard: Number(address.entityId), sources: shard.size() }),
+      Ensure: () => Effect.sync(() => ({ shard: Number(address.entityId), sources: shard.size(), started: shard.started() })),
       Reload: () => shard.reload.pipe(Effect.as({ sources: shard.size() }))
     })
   })
@@ -64,9 +65,9 @@ const Keeper = Singleton.make(
 /**
  * Everything a runner needs to poll; requires the cluster (Sharding), the stores and the process's
  * Publisher (one per process: its hand-over directory is locked to it, and the API's manual source
- * changes go through it too). Provides ShardReloads.
+ * changes go through it too). Provides ShardReloads and ShardPlacement (for /readyz).
  */
-export const layer = Layer.mergeAll(ShardEntity, Keeper, ShardReloads.layer).pipe(
+export const layer = Layer.mergeAll(ShardEntity, Keeper, ShardReloads.layer, ShardPlacement.layer).pipe(
   Layer.provide(Layer.mergeAll(SourceStore.layer, MonitorStore.layer, MonitorAgents.layer, Upstream.layer, Fetcher.layer)),
   Layer.provide(SecretBox.layer),
   Layer.provideMerge(Layer.mergeAll(PollerStats.layer, ResultWriter.layer, TransitionWriter.layer))

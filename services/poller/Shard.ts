@@ -34,6 +34,8 @@ export interface Shard {
   /** Re-reads the shard's sources from PostgreSQL now. */
   readonly reload: Effect.Effect<void>
   readonly size: () => number
+  /** Whether the shard has loaded its sources and begun checking them (its "shard started" line is logged). */
+  readonly started: () => boolean
 }
 
 /**
@@ -214,10 +216,12 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     )
   })
 
+  let started = false
   const run = Effect.gen(function*() {
     yield* reload
     stats.shardStarted()
     yield* Effect.logInfo("shard started").pipe(Effect.annotateLogs({ shard: options.shard, sources: entries.size }))
+    started = true
     // Sources added, edited or removed in PostgreSQL reach the shard within one refresh. Shards refresh
     // at staggered times, so that they do not all read the database in the same moment.
     // A failed refresh (PostgreSQL away) is logged and tried again at the next one; the shard keeps
@@ -270,5 +274,5 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     Effect.ensuring(Effect.sync(() => stats.shardStopped(options.shard)))
   )
 
-  return { run, reload, size: () => entries.size + monitors.size } satisfies Shard
+  return { run, reload, size: () => entries.size + monitors.size, started: () => started } satisfies Shard
 })

@@ -38,9 +38,18 @@ interface AxeViolation {
 
 const axeSource = Fs.readFileSync(Path.join(repoRoot, "node_modules", "axe-core", "axe.min.js"), "utf8")
 
-/** Runs axe-core on the page; fails on serious or critical violations, naming each rule and element. */
+/**
+ * Runs axe-core on the page; fails on serious or critical violations, naming each rule and element,
+ * and on anything the page's Content-Security-Policy refused since it was loaded (the console's
+ * "violates the following Content Security Policy directive").
+ */
 export const expectAccessible = async (page: Page): Promise<void> => {
-  await page.addScriptTag({ content: axeSource })
+  const refused = (await page.consoleMessages({ filter: "since-navigation" })).filter((m) => m.text().includes("Content Security Policy"))
+  if (refused.length > 0) {
+    throw new Error(`the Content-Security-Policy refused ${refused.length} thing(s) on ${page.url()}:\n${refused.map((m) => m.text()).join("\n")}`)
+  }
+  // Evaluated through the DevTools protocol, not as a <script>: the page's CSP allows only its own scripts.
+  await page.evaluate(axeSource)
   const violations = await page.evaluate(async () => {
     // axe is the global the injected script defines (test/ compiles without the DOM library).
     const page = globalThis as unknown as { axe: { run: (ctx: unknown) => Promise<{ violations: Array<AxeViolation> }> }; document: unknown }

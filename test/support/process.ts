@@ -61,7 +61,7 @@ export const startService = (env: NodeJS.ProcessEnv, timeoutMs = 60_000, args: R
           const entry = JSON.parse(line) as Record<string, unknown>
           logs.push(entry)
           const url = (entry["annotations"] as Record<string, unknown> | undefined)?.["url"]
-          if (entry["message"] === "statusgrid is up" && typeof url === "string") {
+          if (typeof entry["message"] === "string" && entry["message"].startsWith("statusgrid is up") && typeof url === "string") {
             clearTimeout(timer)
             resolve({ child, url, logs, stderr: () => stderr, stop })
           }

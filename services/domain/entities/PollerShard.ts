@@ -2,9 +2,12 @@ import { Schema } from "effect"
 import { Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 
-/** Starts the shard if it is not running (the keeper sends it to every shard every few seconds). */
+/**
+ * Starts the shard if it is not running (the keeper sends it to every shard every few seconds);
+ * `started`: it has loaded its sources and checks them (/readyz counts it placed).
+ */
 export const Ensure = Rpc.make("Ensure", {
-  success: Schema.Struct({ shard: Schema.Number, sources: Schema.Number })
+  success: Schema.Struct({ shard: Schema.Number, sources: Schema.Number, started: Schema.Boolean })
 })
 
 /** Re-reads the shard's sources from PostgreSQL now (after a source was added, edited or removed). */

@@ -9,6 +9,7 @@ import { loadTv, noindex } from "../../components/tv/screen.server.ts"
 import { changeText, useLiveScreen } from "../../components/tv/useLiveScreen.ts"
 import type { ScreenData, ScreenLinks } from "../../components/tv/screen.ts"
 import { statusLooks } from "#services/domain/StatusWords.ts"
+import { useNonce } from "../../lib/nonce.ts"
 import screenStyles from "../../components/tv/screen.css?url"
 import stylesheet from "../../components/tv/tv.css?url"
 
@@ -32,13 +33,14 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
 const darkNow = "document.documentElement.classList.add('theme-dark')"
 
 export default function TvRoute({ loaderData }: Route.ComponentProps) {
+  const nonce = useNonce()
   useEffect(() => {
     document.documentElement.classList.add("theme-dark")
     return () => document.documentElement.classList.remove("theme-dark")
   }, [])
   return (
     <div className="tv-screen">
-      <script dangerouslySetInnerHTML={{ __html: darkNow }} />
+      <script nonce={nonce} dangerouslySetInnerHTML={{ __html: darkNow }} />
       {loaderData.kind === "upgrade"
         ? (
           <section className="tv-upgrade">
