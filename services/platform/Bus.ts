@@ -70,9 +70,12 @@ export class Bus extends Context.Service<Bus, {
   xautoclaim(stream: string, group: string, consumer: string, minIdleMs: number, count: number): Effect.Effect<ReadonlyArray<StreamEntry>, BusError>
   /** XACK: acknowledge entries; returns how many were pending. */
   xack(stream: string, group: string, ids: ReadonlyArray<string>): Effect.Effect<number, BusError>
-  /** INCR, and PEXPIRE the key when the increment created it: a counter that lives `ttlMs` (rate limits). */
+  /**
+   * INCR, and PEXPIRE the key when the increment created it: a counter that lives `ttlMs` (rate
+   * limits), in one atomic step (on Redis a script: no counter is ever left without its lifetime).
+   */
   incr(key: string, ttlMs: number): Effect.Effect<number, BusError>
-  /** `incr` of each key in one round trip (a pipeline), in order; a key given twice is counted twice. */
+  /** `incr` of each key in one round trip and one step, in order; a key given twice is counted twice. */
   incrMany(keys: ReadonlyArray<string>, ttlMs: number): Effect.Effect<ReadonlyArray<number>, BusError>
   /** XLEN */
   xlen(stream: string): Effect.Effect<number, BusError>

@@ -3,6 +3,7 @@ import { Duration, Effect, Fiber, type Layer, Stream } from "effect"
 import { Bus } from "../../services/platform/Bus.ts"
 import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import * as RedisBus from "../../services/platform/Bus/Redis.ts"
+import { Redis } from "ioredis"
 import { testRedisUrl } from "../support/stores.ts"
 
 const run = Math.random().toString(36).slice(2, 10)
@@ -152,4 +153,29 @@ const busSuite = (name: string, bus: Layer.Layer<Bus, unknown>) =>
 describe("Bus", () => {
   busSuite("on Redis (REDIS_URL)", RedisBus.layer(testRedisUrl))
   busSuite("in process", MemoryBus.layer)
+})
+
+describe("Bus counters on Redis", () => {
+  layer(RedisBus.layer(testRedisUrl), { timeout: 30_000, excludeTestServices: true })("one step each", (it) => {
+    it.effect("a counter left without a lifetime (an INCR whose PEXPIRE never came) gets one at its next count", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const key = k("count:leaked")
+        const redis = yield* Effect.acquireRelease(
+          Effect.sync(() => new Redis(testRedisUrl, { lazyConnect: false })),
+          (client) => Effect.promise(() => client.quit())
+        )
+        yield* Effect.promise(() => redis.set(key, "5"))
+        assert.strictEqual(yield* Effect.promise(() => redis.pttl(key)), -1)
+        const bus = yield* Bus
+        assert.strictEqual(yield* bus.incr(key, 60_000), 6)
+        const ttl = yield* Effect.promise(() => redis.pttl(key))
+        assert.isAbove(ttl, 50_000)
+        assert.isAtMost(ttl, 60_000)
+        // A counted key keeps the lifetime it has.
+        yield* Effect.sleep("200 millis")
+        assert.deepStrictEqual(yield* bus.incrMany([key], 60_000), [7])
+        assert.isBelow(yield* Effect.promise(() => redis.pttl(key)), ttl)
+        yield* Effect.promise(() => redis.del(key))
+      })))
+  })
 })

@@ -2,6 +2,20 @@ import { Effect, Layer, Queue, Semaphore, Stream } from "effect"
 import { Redis } from "ioredis"
 import { Bus, BusError, type StreamEntry } from "../Bus.ts"
 
+/**
+ * `incr`/`incrMany` in one step (a script runs atomically): each key incremented, and given the
+ * lifetime ARGV[1] (ms) when it has none, i.e. when the increment created it; a counter left without
+ * one (by an older version's INCR then PEXPIRE, cut between the two) gets it at its next count.
+ * No state ever has a counter that never expires.
+ */
+const countScript = `
+local counts = {}
+for i, key in ipairs(KEYS) do
+  counts[i] = redis.call("INCR", key)
+  if redis.call("PTTL", key) < 0 then redis.call("PEXPIRE", key, ARGV[1]) end
+end
+return counts`
+
 const connect = (url: string, name: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
@@ -126,21 +140,11 @@ export const layer = (url: string) =>
           ids.length === 0 ? Effect.succeed(0) : call("xack", () => client.xack(stream, group, ...ids)),
         xlen: (stream) => call("xlen", () => client.xlen(stream)),
         incr: (key, ttlMs) =>
-          call("incr", async () => {
-            const value = await client.incr(key)
-            if (value === 1) await client.pexpire(key, ttlMs)
-            return value
-          }),
+          call("incr", async () => Number((await client.eval(countScript, 1, key, ttlMs) as Array<number>)[0])),
         incrMany: (keys, ttlMs) =>
-          keys.length === 0 ? Effect.succeed([]) : call("incr (pipeline)", async () => {
-            // SET … PX NX creates a missing counter at 0 with its lifetime; INCR keeps that lifetime.
-            const pipeline = client.pipeline()
-            for (const key of keys) pipeline.set(key, "0", "PX", ttlMs, "NX").incr(key)
-            const replies = (await pipeline.exec()) ?? []
-            const failed = replies.find(([error]) => error !== null)
-            if (failed !== undefined) throw failed[0]
-            return keys.map((_, i) => Number(replies[2 * i + 1]![1]))
-          }),
+          keys.length === 0
+            ? Effect.succeed([])
+            : call("incr (script)", async () => (await client.eval(countScript, keys.length, ...keys, ttlMs) as Array<number>).map(Number)),
         ping: call("ping", () => client.ping()).pipe(Effect.asVoid)
       })
     })
