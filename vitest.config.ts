@@ -5,6 +5,10 @@ export default defineConfig({
     // chDB and PGlite bind one data path per process: every test file runs in its own process.
     pool: "forks",
     isolate: true,
+    // scrypt at OWASP's cost (N = 2^17) takes ~0.35 s and 128 MiB per hash: users the tests sign up and in
+    // (and the servers they start, which inherit the environment) hash at N = 2^12 instead.
+    // services/identity/Passwords.test.ts checks the default itself.
+    env: { PASSWORD_SCRYPT_COST: "12" },
     projects: [
       {
         extends: true,

@@ -139,8 +139,10 @@ export class Users extends Context.Service<Users, {
       const organizations = yield* Organizations
       // Nothing by default; demo mode gives a new organization its starter stack (orgs/OrganizationCreated.ts).
       const onCreated = yield* OrganizationCreated
+      // PASSWORD_SCRYPT_COST and PASSWORD_HASH_CONCURRENCY (Passwords.ts).
+      const passwords = yield* Passwords.fromConfig
       // Compared against when the address is unknown, so that both failures take one scrypt.
-      const decoy = yield* Effect.cached(Passwords.hash("decoy password for unknown users"))
+      const decoy = yield* Effect.cached(passwords.hash("decoy password for unknown users"))
 
       const signUp = Effect.fn("Users.signUp")(function*(rawEmail: string, password: string, rawName: string) {
         const email = normalizeEmail(rawEmail)
@@ -153,7 +155,7 @@ export class Users extends Context.Service<Users, {
           })
         }
         const name = yield* validName(rawName, "name")
-        const hash = yield* Passwords.hash(password)
+        const hash = yield* passwords.hash(password)
         const [row] = yield* sql`
           INSERT INTO users AS u (email, name, password_hash) VALUES (${email}, ${name}, ${hash})
           ON CONFLICT DO NOTHING RETURNING ${sql.literal(userColumns)}`.pipe(Effect.flatMap(decodeUsers), Effect.orDie)
@@ -168,12 +170,12 @@ export class Users extends Context.Service<Users, {
         const [row] = yield* sql`
           SELECT ${sql.literal(userColumns)} FROM users u WHERE lower(u.email) = ${email}`.pipe(Effect.flatMap(decodeUsers), Effect.orDie)
         if (row === undefined || row.password_hash === null) {
-          yield* Passwords.verify(password, yield* decoy)
+          yield* passwords.verify(password, yield* decoy)
           return yield* wrongCredentials()
         }
-        if (!(yield* Passwords.verify(password, row.password_hash))) return yield* wrongCredentials()
+        if (!(yield* passwords.verify(password, row.password_hash))) return yield* wrongCredentials()
         // The password is at hand only now: the moment to move an old hash to the current parameters.
-        const rehash = Passwords.needsRehash(row.password_hash) ? yield* Passwords.hash(password) : null
+        const rehash = passwords.needsRehash(row.password_hash) ? yield* passwords.hash(password) : null
         const [updated] = yield* sql`
           UPDATE users AS u SET last_login_at = now(), password_hash = coalesce(${rehash}, u.password_hash)
           WHERE u.id = ${row.id}::uuid RETURNING ${sql.literal(userColumns)}`.pipe(Effect.flatMap(decodeUsers), Effect.orDie)
@@ -208,14 +210,14 @@ export class Users extends Context.Service<Users, {
         const [row] = yield* sql`
           SELECT ${sql.literal(userColumns)} FROM users u WHERE u.id = ${userId}::uuid`.pipe(Effect.flatMap(decodeUsers), Effect.orDie)
         if (row === undefined || row.password_hash === null) {
-          yield* Passwords.verify(current, yield* decoy)
+          yield* passwords.verify(current, yield* decoy)
           return yield* new InvalidParameter({
             field: "current_password",
             message: "current_password: this account has no password; it signs in through its identity provider"
           })
         }
-        if (!(yield* Passwords.verify(current, row.password_hash))) return yield* wrong
-        const hash = yield* Passwords.hash(next)
+        if (!(yield* passwords.verify(current, row.password_hash))) return yield* wrong
+        const hash = yield* passwords.hash(next)
         yield* sql`UPDATE users SET password_hash = ${hash} WHERE id = ${userId}::uuid`.pipe(Effect.orDie)
       })
 

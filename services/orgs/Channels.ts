@@ -101,8 +101,13 @@ export const canonicalJson = (value: unknown): string =>
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).toSorted(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v)
 
-/** The signing secret generated for a webhook channel created without one: 32 random bytes, hex. */
-const newSigningSecret = () => randomBytes(32).toString("hex")
+/**
+ * The signing secret generated for a webhook channel created without one: a
+ * Standard Webhooks secret, `whsec_` + base64 of 32 random bytes, which their
+ * libraries take as it is (services/notifier/README.md, "Signing secrets").
+ * Channels made before kept their hex secrets, which still sign as they did.
+ */
+const newSigningSecret = () => `whsec_${randomBytes(32).toString("base64")}`
 
 const invalid = (issue: { readonly field: string; readonly message: string }) =>
   new InvalidParameter({ field: issue.field, message: `${issue.field} ${issue.message}` })

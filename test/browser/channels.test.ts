@@ -57,7 +57,7 @@ describe("channels and the notification center in Chromium", () => {
     await page.getByRole("heading", { level: 1, name: "Notification channels" }).waitFor()
     await expectAccessible(page)
     const secret = await createWebhook("Ops relay", "/ops")
-    assert.match(secret, /^[0-9a-f]{64}$/)
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
     await expectAccessible(page)
     await screenshot(page, "channels-created")
 

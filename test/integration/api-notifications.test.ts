@@ -529,7 +529,7 @@ describe("notifications API: channels, rules, test sends, notification center", 
           type: "webhook",
           settings: { url: "https://example.com/in?team=ops", headers: { "X-Api-Key": "header-secret-value" } }
         })
-        assert.match(hook.signing_secret, /^[0-9a-f]{64}$/)
+        assert.match(hook.signing_secret, /^whsec_[A-Za-z0-9+/]{43}=$/, "a Standard Webhooks secret: 32 bytes, base64")
         assert.deepStrictEqual(hook.settings, {
           url: "https://example.com/in?team=ops",
           method: "POST",
@@ -548,7 +548,7 @@ describe("notifications API: channels, rules, test sends, notification center", 
         })
         // null asks for a new signing secret, shown once again.
         const rotated = yield* ok(200, "PATCH", `/channels/${hook.id}`, key, { settings: { signing_secret: null } })
-        assert.match(rotated.signing_secret, /^[0-9a-f]{64}$/)
+        assert.match(rotated.signing_secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
         assert.notStrictEqual(rotated.signing_secret, hook.signing_secret)
         assert.strictEqual((yield* stored(hook.id)).secrets["signing_secret"], rotated.signing_secret)
 

@@ -82,7 +82,10 @@ describe("identity: users, passwords, organizations, sessions, OpenID Connect", 
         assert.isNull(user.last_login_at)
         assert.deepStrictEqual(Object.keys(user).toSorted(), ["created_at", "email", "id", "last_login_at", "name"])
         const [row] = yield* sql<{ password_hash: string }>`SELECT password_hash FROM users WHERE id = ${user.id}::uuid`
-        assert.match(row!.password_hash, /^scrypt\$32768\$8\$1\$/)
+        // With the configured cost (PASSWORD_SCRYPT_COST, lowered for the tests in vitest.config.ts; 17 by default).
+        const configured = yield* Passwords.fromConfig
+        assert.isTrue(row!.password_hash.startsWith(`scrypt$${configured.params.N}$8$1$`), row!.password_hash)
+        assert.isFalse(configured.needsRehash(row!.password_hash))
         assert.notInclude(row!.password_hash, password)
         assert.isTrue(yield* Passwords.verify(password, row!.password_hash))
 
@@ -140,14 +143,23 @@ describe("identity: users, passwords, organizations, sessions, OpenID Connect", 
       Effect.gen(function*() {
         const users = yield* Users
         const sql = yield* SqlClient
+        const configured = yield* Passwords.fromConfig
         const user = yield* users.signUp(`rehash-${tag()}@example.com`, password, "Old")
-        const old = yield* Passwords.hash(password, { ...Passwords.currentParams, N: 2 ** 10 })
+        const stored = Effect.map(sql<{ password_hash: string }>`SELECT password_hash FROM users WHERE id = ${user.id}::uuid`, ([row]) => row!.password_hash)
+        const old = yield* Passwords.hash(password, { ...configured.params, N: 2 ** 10 })
         yield* sql`UPDATE users SET password_hash = ${old} WHERE id = ${user.id}::uuid`
+        // A wrong password changes nothing: the password is not known.
+        yield* Effect.flip(users.signIn(user.email, `${password}!`))
+        assert.strictEqual(yield* stored, old)
         yield* users.signIn(user.email, password)
-        const [row] = yield* sql<{ password_hash: string }>`SELECT password_hash FROM users WHERE id = ${user.id}::uuid`
-        assert.notStrictEqual(row!.password_hash, old)
-        assert.isFalse(Passwords.needsRehash(row!.password_hash))
-        assert.isTrue(yield* Passwords.verify(password, row!.password_hash))
+        const upgraded = yield* stored
+        assert.notStrictEqual(upgraded, old)
+        assert.isTrue(upgraded.startsWith(`scrypt$${configured.params.N}$8$1$`), upgraded)
+        assert.isFalse(configured.needsRehash(upgraded))
+        assert.isTrue(yield* Passwords.verify(password, upgraded))
+        // A current hash stays as it is at the next sign-in.
+        yield* users.signIn(user.email, password)
+        assert.strictEqual(yield* stored, upgraded)
       }))
 
     it.effect("organizations: created on Free with the user as admin (one organization.created entry), listed, and the user's principal", () =>

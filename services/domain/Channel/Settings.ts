@@ -192,7 +192,7 @@ export const WebhookSettings = Schema.Struct({
   signing_secret: Schema.optionalKey(
     Schema.String.check(Schema.isPattern(/^[\x21-\x7e]{16,256}$/, { message: "must be 16 to 256 printable characters without spaces" }))
   ).annotate({
-    description: "HMAC-SHA256 key of X-Service-Signature. Secret. When absent on create, 32 random bytes (hex) are generated and shown once."
+    description: "HMAC-SHA256 key of X-Service-Signature (its UTF-8 bytes) and of webhook-signature (Standard Webhooks: the bytes after whsec_ for a whsec_<base64> secret, else its UTF-8 bytes). Secret. When absent on create, whsec_ + base64 of 32 random bytes is generated and shown once."
   })
 }).annotate({ identifier: "WebhookSettings" })
 
