@@ -8,7 +8,10 @@ export default defineConfig({
     // scrypt at OWASP's cost (N = 2^17) takes ~0.35 s and 128 MiB per hash: users the tests sign up and in
     // (and the servers they start, which inherit the environment) hash at N = 2^12 instead.
     // services/identity/Passwords.test.ts checks the default itself.
-    env: { PASSWORD_SCRYPT_COST: "12" },
+    // Every test talks to its servers from 127.0.0.1: the limits per address and per account
+    // (services/api/AddressLimits.ts, services/identity/SignInThrottle.ts) are raised for them;
+    // test/integration/address-limits.test.ts sets its own.
+    env: { PASSWORD_SCRYPT_COST: "12", ADDRESS_SIGNIN_PER_MINUTE: "100000", ADDRESS_PUBLIC_PER_MINUTE: "1000000", SIGNIN_ATTEMPTS_PER_ACCOUNT: "100000" },
     projects: [
       {
         extends: true,

@@ -11,6 +11,7 @@ import { LiveHub } from "../platform/LiveHub.ts"
 import { ShardPlacement } from "../poller/ShardPlacement.ts"
 import { ApiRoutes, routerConfig } from "./ApiHttp.ts"
 import { PortalRoutesLive } from "./Portal.ts"
+import { AddressLimitsLive } from "./AddressLimits.ts"
 import { SecurityHeadersLive } from "./SecurityHeaders.ts"
 import { closeStreamsOnShutdown } from "./LiveStream.ts"
 
@@ -50,8 +51,14 @@ export const ReadyRoutes = HttpRouter.use(Effect.fn(function*(router) {
   }))
 }))
 
-/** Everything the process serves: health, /api/v1, and the portal for every other path (services/api/Portal.ts), each answer with the security headers. */
-export const routes = Layer.mergeAll(HealthRoutes, ReadyRoutes, ApiRoutes, PortalRoutesLive, SecurityHeadersLive)
+/**
+ * Everything the process serves: health, /api/v1, and the portal for every other path
+ * (services/api/Portal.ts), unauthenticated requests limited per address, each answer with the
+ * security headers.
+ */
+// SecurityHeadersLive before AddressLimitsLive: global middlewares wrap in this order, so a 429 of the
+// limits carries the security headers too (test/integration/address-limits.test.ts).
+export const routes = Layer.mergeAll(HealthRoutes, ReadyRoutes, ApiRoutes, PortalRoutesLive, SecurityHeadersLive, AddressLimitsLive)
 
 /** Where a store keeps its data, in a few words: the embedded ones' directory, the servers' addresses. */
 const storesLine = (postgres: PostgresBackend["Service"], clickhouse: ClickHouse["Service"], bus: Bus["Service"]) =>

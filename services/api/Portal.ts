@@ -9,6 +9,7 @@ import { crowdReportsLayer, peerAddress, peerHeader } from "./Crowd/http.ts"
 import { StatusHistory } from "../history/StatusHistory.ts"
 import { Oidc } from "../identity/Oidc.ts"
 import { Sessions } from "../identity/Sessions.ts"
+import { SignInThrottle } from "../identity/SignInThrottle.ts"
 import { Users } from "../identity/Users.ts"
 import { Fetcher } from "../adapters/Fetcher.ts"
 import { MonitorAgents } from "../monitors/MonitorAgents.ts"
@@ -187,7 +188,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
  */
 export const PortalRoutesLive = PortalRoutes.pipe(
   Layer.provide(Layer.mergeAll(ApiKeys.layer, Organizations.layer, Users.layer, Sessions.layer, Sources.layer, SourceHistories.layer, Stacks.layer, StackBoard.layer, StatusHistory.layer, Analytics.layer, StackAnalyticsReader.layer, ReportSchedules.layer, crowdReportsLayer)),
-  Layer.provide(Layer.mergeAll(Alerts.layer, Members.layer, Oidc.layer, WebPushPublicKey.layer)),
+  Layer.provide(Layer.mergeAll(Alerts.layer, Members.layer, Oidc.layer, WebPushPublicKey.layer, SignInThrottle.layer)),
   Layer.provide(TvLinks.layer.pipe(Layer.provideMerge(Stacks.layer), Layer.provide(LiveTargets.layer))),
   Layer.provide(Layer.mergeAll(Organizations.layer, SecretBox.layer)),
   // monitors + custom sources: the same layers as the API's handlers (services/api/Monitors, CustomSources)

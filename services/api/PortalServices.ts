@@ -6,6 +6,7 @@ import type { StatusHistory } from "../history/StatusHistory.ts"
 import type { WebPushPublicKey } from "../notifier/WebPushPublicKey.ts"
 import type { Oidc } from "../identity/Oidc.ts"
 import type { Sessions } from "../identity/Sessions.ts"
+import type { SignInThrottle } from "../identity/SignInThrottle.ts"
 import type { Users } from "../identity/Users.ts"
 import type { Alerts } from "../orgs/Alerts.ts"
 import type { ApiKeys } from "../orgs/ApiKeys.ts"
@@ -54,6 +55,7 @@ export type PortalServices =
   | Rules
   | Users
   | Sessions
+  | SignInThrottle
   | Sources
   | SourceHistories
   | Stacks

@@ -24,7 +24,8 @@ const localForMs = 5_000
  * read from the fiber's `Clock`.
  */
 export class RateLimiter extends Context.Service<RateLimiter, {
-  take(subject: string): Effect.Effect<RateDecision>
+  /** Counts one request of `subject` in the current minute; allowed up to `perMinute` (default `API_RATE_LIMIT_PER_MINUTE`). */
+  take(subject: string, perMinute?: number): Effect.Effect<RateDecision>
 }>()("statusgrid/api/RateLimiter") {
   static readonly layer = Layer.effect(
     RateLimiter,
@@ -44,11 +45,11 @@ export class RateLimiter extends Context.Service<RateLimiter, {
       }
 
       return RateLimiter.of({
-        take: Effect.fnUntraced(function*(subject: string) {
+        take: Effect.fnUntraced(function*(subject: string, limit: number = perMinute) {
           const now = yield* Clock.currentTimeMillis
           const window = Math.floor(now / windowMs)
           const decide = (count: number) => ({
-            allowed: count <= perMinute,
+            allowed: count <= limit,
             retryAfterS: Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000))
           })
           if (now < localUntil) return decide(countLocally(subject, window))

@@ -42,8 +42,8 @@ const inBenchEnvironment = (settings: Record<string, string>, keep: ReadonlyArra
       (dataDir) => Effect.sync(() => dataDir && Fs.rmSync(dataDir, { recursive: true, force: true }))
     )
 
-/** The API's per-key limit lifted: a benchmark drives one key far beyond a person's rate. */
-const noRateLimit = { API_RATE_LIMIT_PER_MINUTE: "100000000" }
+/** The benchmarks' load comes from one address with one key: the limits per key and per address are off for them. */
+const noRateLimit = { API_RATE_LIMIT_PER_MINUTE: "100000000", ADDRESS_PUBLIC_PER_MINUTE: "0", ADDRESS_SIGNIN_PER_MINUTE: "0" }
 
 const poller = Command.make(
   "poller",
@@ -211,7 +211,7 @@ const api = Command.make(
       Effect.provide(apiBenchServer),
       Effect.provide(benchStoresLayer),
       Effect.scoped,
-      inBenchEnvironment({ ...noRateLimit, API_CACHE_MS: String(cacheMs) }, ["API_RATE_LIMIT_PER_MINUTE"])
+      inBenchEnvironment({ ...noRateLimit, API_CACHE_MS: String(cacheMs) }, ["API_RATE_LIMIT_PER_MINUTE", "ADDRESS_PUBLIC_PER_MINUTE", "ADDRESS_SIGNIN_PER_MINUTE"])
     )
     const { bench, ...figures } = result
     yield* Console.log(JSON.stringify({ bench, command: `statusgrid bench api --duration ${duration} --connections ${connections} --cache-ms ${cacheMs}`, ...figures }))
@@ -306,7 +306,7 @@ const portalLive = Command.make(
       Effect.provide(portalLiveBenchServer),
       Effect.provide(benchStoresLayer),
       Effect.scoped,
-      inBenchEnvironment(noRateLimit, ["API_RATE_LIMIT_PER_MINUTE"])
+      inBenchEnvironment(noRateLimit, ["API_RATE_LIMIT_PER_MINUTE", "ADDRESS_PUBLIC_PER_MINUTE", "ADDRESS_SIGNIN_PER_MINUTE"])
     )
     const { bench, ...figures } = result
     yield* Console.log(JSON.stringify({ bench, command: `statusgrid bench portal-live --streams ${streams} --deltas ${deltas}`, ...figures }))
@@ -355,7 +355,7 @@ const portal = Command.make(
         render_without_micro_cache: uncached,
         ...("lighthouse" in cached ? { lighthouse: cached.lighthouse, dashboard_first_load_js: cached.js } : {})
       }
-    }).pipe(Effect.provide(benchStoresLayer), Effect.scoped, inBenchEnvironment(noRateLimit, ["API_RATE_LIMIT_PER_MINUTE"]))
+    }).pipe(Effect.provide(benchStoresLayer), Effect.scoped, inBenchEnvironment(noRateLimit, ["API_RATE_LIMIT_PER_MINUTE", "ADDRESS_PUBLIC_PER_MINUTE", "ADDRESS_SIGNIN_PER_MINUTE"]))
     const command = `statusgrid bench portal${duration === 20 ? "" : ` --duration ${duration}`}${connections === 50 ? "" : ` --connections ${connections}`}${noBrowser ? " --no-browser" : ""}`
     yield* Console.log(JSON.stringify({ bench: "portal", command, ...result }))
   })
@@ -434,7 +434,7 @@ const crowd = Command.make(
         Effect.provide(apiBenchServer),
         Effect.provide(benchStoresLayer),
         Effect.scoped,
-        inBenchEnvironment({ ...noRateLimit, CROWD_REPORTS_PER_MINUTE: "100000000" }, ["API_RATE_LIMIT_PER_MINUTE", "CROWD_REPORTS_PER_MINUTE"])
+        inBenchEnvironment({ ...noRateLimit, CROWD_REPORTS_PER_MINUTE: "100000000" }, ["API_RATE_LIMIT_PER_MINUTE", "ADDRESS_PUBLIC_PER_MINUTE", "ADDRESS_SIGNIN_PER_MINUTE", "CROWD_REPORTS_PER_MINUTE"])
       )
       : undefined
     const command = `statusgrid bench crowd${o.only === "all" ? "" : ` --only ${o.only}`}` +

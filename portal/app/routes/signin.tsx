@@ -1,6 +1,7 @@
 import { SignIn } from "#services/domain/api/Account.ts"
 import { Oidc } from "#services/identity/Oidc.ts"
 import { Sessions } from "#services/identity/Sessions.ts"
+import { SignInThrottle } from "#services/identity/SignInThrottle.ts"
 import { Users } from "#services/identity/Users.ts"
 import { Effect } from "effect"
 import { data, Form, Link, redirect } from "react-router"
@@ -26,6 +27,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return { next: next ?? null, providers, oidcError }
 }
 
+/** A refused sign-in says when to retry (the action's Retry-After). */
+export const headers: Route.HeadersFunction = ({ actionHeaders }) => {
+  const retryAfter = actionHeaders.get("Retry-After")
+  return retryAfter === null ? new Headers() : new Headers({ "Retry-After": retryAfter })
+}
+
 /** E-mail and password; then `next` (the page the person came from), their only organization, or a choice. */
 export async function action({ request, context }: Route.ActionArgs) {
   const form = await request.formData()
@@ -35,13 +42,20 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!decoded.ok) return data({ values, errors: decoded.errors }, { status: 400 })
   const { email, password } = decoded.value
   const result = await runEffect(context, request, Effect.gen(function*() {
+    yield* SignInThrottle.use((t) => t.attempt(email))
     const users = yield* Users
     const user = yield* users.signIn(email, password)
     const organizations = yield* users.organizationsOf(user.id)
     const { token } = yield* Sessions.use((s) => s.create(user.id, organizations.length === 1 ? organizations[0]!.id : null))
     return { token, organizations }
-  }).pipe(Effect.catchTag("Unauthorized", (e) => Effect.succeed({ token: undefined, message: e.message }))))
-  if (result.token === undefined) return data({ values, errors: { form: result.message } }, { status: 401 })
+  }).pipe(
+    Effect.catchTag("Unauthorized", (e) => Effect.succeed({ token: undefined, message: e.message, status: 401 })),
+    Effect.catchTag("RateLimited", (e) => Effect.succeed({ token: undefined, message: e.message, status: 429, retryAfterS: e.retry_after_s }))
+  ))
+  if (result.token === undefined) {
+    const headers = "retryAfterS" in result ? { "Retry-After": String(result.retryAfterS) } : undefined
+    return data({ values, errors: { form: result.message } }, { status: result.status, ...(headers === undefined ? {} : { headers }) })
+  }
   throw redirect(afterSignIn(result.organizations, safeNext(fields["next"])), {
     headers: { "Set-Cookie": sessionCookieHeader(request, result.token) }
   })

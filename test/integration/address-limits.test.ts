@@ -1,0 +1,87 @@
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { afterAll, assert, describe, it } from "vitest"
+import { childEnv, freePort, type Running, startService } from "../support/process.ts"
+
+const dirs: Array<string> = []
+const servers: Array<Running> = []
+const start = async (extra: Record<string, string>) => {
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-limits-"))
+  dirs.push(dir)
+  const running = await startService(childEnv({ DATA_DIR: dir, PORT: String(await freePort()), HOST: "127.0.0.1", ...extra }))
+  servers.push(running)
+  return running
+}
+afterAll(async () => {
+  for (const server of servers) await server.stop()
+  for (const dir of dirs) Fs.rmSync(dir, { recursive: true, force: true })
+}, 60_000)
+
+/** A form posted as a browser would (same origin), without following the answer's redirect. */
+const post = (server: Running, path: string, fields: Record<string, string>) =>
+  fetch(`${server.url}${path}`, { method: "POST", body: new URLSearchParams(fields), headers: { origin: server.url }, redirect: "manual" })
+
+/** Waits for the next minute when less than `ms` of this one is left: the counts of a minute must not start over under a test. */
+const insideOneMinute = async (ms = 20_000) => {
+  const left = 60_000 - (Date.now() % 60_000)
+  if (left < ms) await new Promise((done) => setTimeout(done, left + 200))
+}
+
+describe("limits of unauthenticated requests", () => {
+  it("per address: public reads and sign-ins each up to their limit a minute, then 429 with Retry-After; other pages are not counted", async () => {
+    const server = await start({ ADDRESS_PUBLIC_PER_MINUTE: "5", ADDRESS_SIGNIN_PER_MINUTE: "3", SIGNIN_ATTEMPTS_PER_ACCOUNT: "100" })
+    await insideOneMinute()
+    for (let i = 0; i < 5; i++) {
+      const ok = await fetch(`${server.url}/api/v1/sources?limit=1`)
+      await ok.arrayBuffer()
+      assert.strictEqual(ok.status, 200, `public read ${i + 1}`)
+    }
+    const refused = await fetch(`${server.url}/api/v1/sources?limit=1`)
+    assert.strictEqual(refused.status, 429)
+    const body = await refused.json() as { code: string; message: string; retry_after_s: number }
+    assert.strictEqual(body.code, "rate_limited")
+    assert.match(body.message, /^too many requests from this address; retry after \d+ s$/u)
+    assert.strictEqual(refused.headers.get("retry-after"), String(body.retry_after_s))
+    assert.strictEqual(refused.headers.get("x-content-type-options"), "nosniff", "a refusal carries the security headers too")
+    // A share link is a public read of the same address: refused too; the catalog page is not counted.
+    assert.strictEqual((await fetch(`${server.url}/share/some-token`)).status, 429)
+    assert.strictEqual((await fetch(`${server.url}/catalog`)).status, 200)
+
+    for (let i = 0; i < 3; i++) {
+      const wrong = await post(server, "/signin", { email: "nobody@example.com", password: "not the password" })
+      await wrong.arrayBuffer()
+      assert.strictEqual(wrong.status, 401, `sign-in ${i + 1}`)
+    }
+    const tooMany = await post(server, "/signin", { email: "nobody@example.com", password: "not the password" })
+    assert.strictEqual(tooMany.status, 429)
+    assert.match(await tooMany.text(), /^too many sign-in attempts from this address; retry after \d+ s/u)
+    assert.isNotNull(tooMany.headers.get("retry-after"))
+    // Sign-up is counted with sign-in.
+    assert.strictEqual((await post(server, "/signup", { name: "A", email: "a@example.com", password: "a long enough password" })).status, 429)
+  }, 90_000)
+
+  it("per account: 3 sign-ins of one e-mail address in 15 minutes, then 429 even with the right password; another account signs in", async () => {
+    const server = await start({ ADDRESS_SIGNIN_PER_MINUTE: "100", SIGNIN_ATTEMPTS_PER_ACCOUNT: "3" })
+    for (const email of ["target@example.com", "other@example.com"]) {
+      const signedUp = await post(server, "/signup", { name: "Someone", email, password: "correct horse battery staple" })
+      await signedUp.arrayBuffer()
+      assert.oneOf(signedUp.status, [302, 303], `sign-up of ${email}`)
+    }
+    for (let i = 0; i < 3; i++) {
+      const wrong = await post(server, "/signin", { email: "Target@Example.com", password: "a wrong guess" })
+      await wrong.arrayBuffer()
+      assert.strictEqual(wrong.status, 401, `guess ${i + 1}`)
+    }
+    const locked = await post(server, "/signin", { email: "target@example.com", password: "correct horse battery staple" })
+    assert.strictEqual(locked.status, 429)
+    assert.include(await locked.text(), "too many sign-in attempts for this account; try again in")
+    const retryAfter = Number(locked.headers.get("retry-after"))
+    assert.isAtLeast(retryAfter, 1)
+    assert.isAtMost(retryAfter, 15 * 60)
+    const other = await post(server, "/signin", { email: "other@example.com", password: "correct horse battery staple" })
+    await other.arrayBuffer()
+    assert.oneOf(other.status, [302, 303])
+    assert.include(other.headers.get("set-cookie") ?? "", "sg_session")
+  }, 90_000)
+})
