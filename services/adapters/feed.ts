@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { XMLParser } from "fast-xml-parser"
 import { AdapterError, type Feed, type Fetched } from "./Adapter.ts"
 import { isoOrNull } from "./normalize.ts"
-import { text } from "./text.ts"
+import { htmlText, text } from "./text.ts"
 
 // The parsed feed is part of the adapter contract (Adapter.detect.feed), so its types live in Adapter.ts.
 export type { Feed, FeedItem } from "./Adapter.ts"
@@ -13,6 +13,8 @@ const parser = new XMLParser({
   textNodeName: "#text",
   processEntities: true,
   htmlEntities: true,
+  // Text stays text: "1.10", "007" or "1e5" in a title, guid or category are not numbers.
+  parseTagValue: false,
   isArray: (name) => name === "item" || name === "entry" || name === "category" || name === "link"
 })
 
@@ -25,9 +27,6 @@ const textOf = (value: unknown): string => {
   if (typeof value === "object") return textOf((value as Node)["#text"])
   return ""
 }
-
-const stripTags = (html: string): string =>
-  html.replace(/<[^>]*>/g, " ").replace(/&nbsp;/g, " ").replace(/\s+/g, " ").trim()
 
 const atomLink = (links: unknown): string => {
   const list = Array.isArray(links) ? (links as Array<unknown>) : []
@@ -61,7 +60,7 @@ export const parseFeedText = (xml: string): Feed => {
           id: textOf(item["guid"]) || link,
           title: textOf(item["title"]).trim(),
           link,
-          summary: stripTags(textOf(item["description"]) || textOf(item["content:encoded"])),
+          summary: htmlText(textOf(item["description"]) || textOf(item["content:encoded"])),
           published: date,
           updated: date,
           categories: categoriesOf(item["category"])
@@ -80,9 +79,9 @@ export const parseFeedText = (xml: string): Feed => {
         const link = atomLink(entry["link"])
         return {
           id: textOf(entry["id"]) || link,
-          title: stripTags(textOf(entry["title"])),
+          title: htmlText(textOf(entry["title"])),
           link,
-          summary: stripTags(textOf(entry["summary"]) || textOf(entry["content"])),
+          summary: htmlText(textOf(entry["summary"]) || textOf(entry["content"])),
           published: isoOrNull(textOf(entry["published"]) || textOf(entry["updated"])),
           updated: isoOrNull(textOf(entry["updated"]) || textOf(entry["published"])),
           categories: categoriesOf(entry["category"])

@@ -96,6 +96,10 @@ const parseV6 = (input: string): Array<number> | undefined => {
 
 const v4Of = (hi: number, lo: number): number => ((hi << 16) | lo) >>> 0
 
+/** 2001:g1:g2::/48 is one of the globally reachable blocks inside the IETF protocol assignments 2001::/23. */
+const isGlobalIetfAssignment = (g1: number, g2: number): boolean =>
+  g1 === 0x3 || (g1 === 0x4 && g2 === 0x112) || (g1 & 0xfff0) === 0x20 || (g1 & 0xfff0) === 0x30
+
 const v6Reason = (g: ReadonlyArray<number>): DisallowedReason | null => {
   const [g0, g1, g2, g3, g4, g5, g6, g7] = g as [number, number, number, number, number, number, number, number]
   const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0)
@@ -121,7 +125,11 @@ const v6Reason = (g: ReadonlyArray<number>): DisallowedReason | null => {
   if ((g0 & 0xffc0) === 0xfec0) return "private" // deprecated site-local
   if ((g0 & 0xff00) === 0xff00) return "multicast"
   if (g0 === 0x2001 && g1 === 0x0db8) return "reserved" // documentation
-  if (g0 === 0x2001 && g1 === 0x0002 && g2 === 0) return "reserved" // benchmarking
+  if (g0 === 0x3fff && g1 < 0x1000) return "reserved" // documentation 3fff::/20 (RFC 9637)
+  // IETF protocol assignments 2001::/23 (benchmarking, deprecated ORCHID, anycast services, unassigned) are not
+  // globally reachable, but for the blocks IANA lists as such: AMT 2001:3::/32, AS112 2001:4:112::/48,
+  // ORCHIDv2 2001:20::/28 and drone entity tags 2001:30::/28.
+  if (g0 === 0x2001 && g1 < 0x200 && !isGlobalIetfAssignment(g1, g2)) return "reserved"
   // Everything outside 2000::/3 (global unicast) is unassigned or special-purpose.
   if ((g0 & 0xe000) !== 0x2000) return "reserved"
   return null

@@ -57,6 +57,8 @@ const serviceNames: Record<string, string> = {
   sqs: "Amazon SQS"
 }
 
+/** The display name of a service id; the id itself when unknown (an own key only: `valueOf` is a service id too). */
+const serviceName = (service: string): string => Object.hasOwn(serviceNames, service) ? serviceNames[service]! : service
 
 const regionPattern = /^[a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d+$/
 const serviceRegion = /^(.+?)-([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d+)$/
@@ -180,7 +182,7 @@ const runToRow = (run: ReadonlyArray<Entry>): Row => {
         created_at: new Date(e.time).toISOString()
       }))
     },
-    affected: [{ id: first.serviceId, name: componentName(serviceNames[service] ?? service, region), region, level: closed ? "ok" : level }]
+    affected: [{ id: first.serviceId, name: componentName(serviceName(service), region), region, level: closed ? "ok" : level }]
   }
 }
 

@@ -36,6 +36,9 @@ const v3Statuses: Record<string, ComponentStatus> = {
 const v2Impacts: Record<string, IncidentImpact> = { 2: "minor", 3: "major", 4: "critical" }
 const v3Impacts: Record<string, IncidentImpact> = { 2: "minor", 3: "major", 4: "critical", 6: "maintenance" }
 const impactRank: Record<IncidentImpact, number> = { none: 0, maintenance: 1, minor: 2, major: 3, critical: 4 }
+/** The impact a component status code gives an incident; "none" for other codes (own keys only: a code may be "constructor"). */
+const lookupImpact = (version: Version, code: string): IncidentImpact =>
+  Object.hasOwn(version.impacts, code) ? version.impacts[code]! : "none"
 
 // 3 is "Watching", 4 "Fixed"; 0 ("Scheduled", Cachet 2.0-2.3) is a maintenance, handled apart.
 const incidentStatuses: Record<string, IncidentStatus> = { 1: "investigating", 2: "identified", 3: "monitoring", 4: "resolved" }
@@ -150,7 +153,7 @@ const toIncident = (
   const resolved = status === "resolved"
   const components = row.components.filter((id) => codes.has(id))
   const derived = components
-    .map((id) => version.impacts[codes.get(id)!] ?? "none")
+    .map((id) => lookupImpact(version, codes.get(id)!))
     .reduce<IncidentImpact>((worst, i) => (impactRank[i] > impactRank[worst] ? i : worst), "none")
   const created = row.created ?? now.toISOString()
   const updated = row.updated ?? created

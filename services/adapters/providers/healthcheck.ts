@@ -65,12 +65,20 @@ const verdictOf = (body: unknown, warnings: Array<string>): Verdict | null => {
   return null
 }
 
+/** Checks nested deeper are left out (Spring composites nest two or three levels): a body may nest thousands. */
+const maxCheckDepth = 16
+
 const checkComponents = (
   checks: Readonly<Record<string, unknown>>,
   parentId: string | null,
   warnings: Array<string>,
-  into: Array<SnapshotComponent>
+  into: Array<SnapshotComponent>,
+  depth = 1
 ): void => {
+  if (depth > maxCheckDepth) {
+    warnings.push(`checks nested deeper than ${maxCheckDepth} levels under ${JSON.stringify(parentId)} ignored`)
+    return
+  }
   for (const [name, value] of Object.entries(checks)) {
     const id = parentId === null ? name : `${parentId}/${name}`
     const statuses = isCheckResults(value) ? value.map((r) => r.status) : isCheck(value) ? [value.status] : null
@@ -86,7 +94,7 @@ const checkComponents = (
       position: into.length,
       region: null
     })
-    if (nested !== undefined) checkComponents(nested, id, warnings, into)
+    if (nested !== undefined) checkComponents(nested, id, warnings, into, depth + 1)
   }
 }
 

@@ -209,13 +209,14 @@ const toIncident = (
 
 const toMaintenance = (maintenance: typeof SummaryMaintenance.Type, now: Date, warnings: Array<string>): SnapshotMaintenance => {
   const start = isoOrNull(maintenance.start) ?? now.toISOString()
-  const minutes = Number(maintenance.duration)
+  // A duration past the end of time (say 1e300 minutes) gives no end rather than an invalid date.
+  const end = maintenance.duration ? new Date(Date.parse(start) + Number(maintenance.duration) * 60_000) : null
   return {
     id: idOf(maintenance),
     title: maintenance.name,
     status: lookup<MaintenanceStatus>(maintenanceStatuses, maintenance.status ?? "NOTSTARTEDYET", "scheduled", warnings, "maintenance status"),
     scheduled_for: start,
-    scheduled_until: maintenance.duration && Number.isFinite(minutes) ? new Date(Date.parse(start) + minutes * 60_000).toISOString() : null,
+    scheduled_until: end === null || Number.isNaN(end.getTime()) ? null : end.toISOString(),
     components: [],
     url: maintenance.url ?? null
   }

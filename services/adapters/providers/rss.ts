@@ -51,6 +51,11 @@ const markers: Record<string, Phase | "update"> = {
   cancelled: "completed",
   canceled: "completed"
 }
+/** The marker a word (any case) names; own keys only, so "[constructor]" names none. */
+const markerOf = (word: string): Phase | "update" | undefined => {
+  const key = word.toLowerCase()
+  return Object.hasOwn(markers, key) ? markers[key] : undefined
+}
 const capitalize = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1)
 /** "[Investigating] X", "Resolved - X", "Update: X" at the start of a title. */
 const titlePrefix = new RegExp(`^\\s*(?:\\[\\s*([^\\]]*?)\\s*\\]|(${Object.keys(markers).join("|")})\\s*[-:\\u2013])\\s*`, "i")
@@ -106,11 +111,11 @@ const isPhase = (marker: Phase | "update" | undefined): marker is Phase => marke
 
 const classify = (item: FeedItem, at: number): Entry => {
   // An update trail is newest first and kept current; a title prefix may date from the first post.
-  const trail = [...item.summary.matchAll(summaryMarker)].map((m) => markers[m[1]!.toLowerCase()])
+  const trail = [...item.summary.matchAll(summaryMarker)].map((m) => markerOf(m[1]!))
   const explicit = trail.filter(isPhase)
   let title = item.title
   for (let m = titlePrefix.exec(title); m !== null && m[0] !== ""; m = titlePrefix.exec(title)) {
-    const marker = markers[(m[1] ?? m[2] ?? "").toLowerCase()]
+    const marker = markerOf(m[1] ?? m[2] ?? "")
     if (isPhase(marker)) explicit.push(marker)
     title = title.slice(m[0].length)
   }

@@ -36,17 +36,6 @@ const hourMs = 60 * 60 * 1000
 const expiryMs = 24 * hourMs
 const keepResolvedMs = 30 * 24 * hourMs
 
-const named: Record<string, string> = { quot: "\"", apos: "'", lt: "<", gt: ">", amp: "&", nbsp: " " }
-const codePoint = (n: number, entity: string): string => (n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : entity)
-/** feed.ts strips the tags of a post's HTML but leaves its entities (Mastodon writes `&#39;`). */
-const decodeEntities = (text: string): string =>
-  text.replace(/&(?:#(\d+)|#x([0-9a-f]+)|(quot|apos|lt|gt|amp|nbsp));/gi, (entity, dec?: string, hex?: string, name?: string) =>
-    dec !== undefined
-      ? codePoint(Number(dec), entity)
-      : hex !== undefined
-      ? codePoint(parseInt(hex, 16), entity)
-      : named[name!.toLowerCase()] ?? entity)
-
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /** Posts that open a signal: any keyword (comma-separated `options.keywords`, else the defaults), plurals included. */
@@ -119,7 +108,8 @@ const toIncident = (signal: Signal): SnapshotIncident => {
 
 const toSnapshot = (doc: Feed, source: SourceConfig, now: Date): Snapshot => {
   const warnings: Array<string> = []
-  const posts = datedItems(doc, warnings).map(({ at, item }) => ({ item, at, text: decodeEntities(item.summary || item.title) }))
+  // feed.ts gives a post's HTML as text, entities decoded (Mastodon writes `&#39;`): decoding again would turn `&lt;` typed by a user into `<`.
+  const posts = datedItems(doc, warnings).map(({ at, item }) => ({ item, at, text: item.summary || item.title }))
   const incidents = toSignals(posts, keywordPattern(source))
     .filter((s) =>
       s.resolvedAt === null
