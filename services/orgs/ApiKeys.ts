@@ -51,8 +51,12 @@ const toApiKey = (row: KeyRow): ApiKey => ({
   revoked_at: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString()
 })
 
-/** How long a resolved key is trusted without asking PostgreSQL again; revocation in this process applies at once. */
-const cacheMs = 5_000
+/**
+ * How long a resolved key is trusted without asking PostgreSQL again: a key revoked through another
+ * process is refused here within this time (one read per key and second at most); revoked through
+ * this process, at once.
+ */
+const cacheMs = 1_000
 
 /**
  * Organization API keys: shown once when created, stored as a SHA-256 hash
