@@ -10,7 +10,7 @@ import { Members } from "../../services/orgs/Members.ts"
 import { Organizations } from "../../services/orgs/Organizations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { SecretBox } from "../../services/platform/SecretBox.ts"
-import { expectAccessible, launchBrowser, screenshot, screenshotDir, startPortalServer } from "../support/browser.ts"
+import { expectAccessible, launchBrowser, screenshot, screenshotDir, startPortalServer, waitForExpression } from "../support/browser.ts"
 import { sendFrom } from "../support/crowd.ts"
 import type { Running } from "../support/process.ts"
 import { freshDatabase } from "../support/stores.ts"
@@ -146,7 +146,7 @@ describe("catalog in Chromium", () => {
     await page.waitForURL("**/catalog?q=acme+clo")
     await page.getByRole("link", { name: "Acme Cloud" }).waitFor()
     // The URL follows the typing before the results do: wait for the list of the last query.
-    await page.waitForFunction("document.querySelectorAll('.source-row').length === 1")
+    await waitForExpression(page, "document.querySelectorAll('.source-row').length === 1")
     assert.strictEqual(await rows.count(), 1)
     assert.include(await rows.first().innerText(), "degraded")
     assert.include(await rows.first().innerText(), "Cloud infrastructure")

@@ -4,7 +4,7 @@ import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { syntheticSpecs } from "../../services/catalog/Synthetic.ts"
 import { componentFormats } from "../../services/demo/Demo.ts"
 import { waitForValue } from "../support/eventually.ts"
-import { expectAccessible, launchBrowser, screenshot, signUpWithOrganization } from "../support/browser.ts"
+import { expectAccessible, launchBrowser, screenshot, signUpWithOrganization, waitForExpression } from "../support/browser.ts"
 import { type DemoServer, startDemoServer } from "../support/demoServer.ts"
 import { childEnv, runCli, type Running } from "../support/process.ts"
 import { type PushService, startPushService, type Subscription } from "../support/pushService.ts"
@@ -255,9 +255,9 @@ describe("Web Push in Chromium", () => {
     const row = page.locator("tr", { has: page.getByRole("link", { name: "Grace's laptop" }) })
     await row.getByRole("button", { name: "Remove Grace's laptop" }).click()
     await page.getByText("No device is subscribed.").waitFor()
-    await page.waitForFunction("navigator.serviceWorker.ready.then((r) => r.pushManager.getSubscription()).then((s) => s === null)", undefined, {
-      polling: 250,
-      timeout: 10_000
+    await waitForExpression(page, "navigator.serviceWorker.ready.then((r) => r.pushManager.getSubscription()).then((s) => s === null)", {
+      pollMs: 250,
+      timeoutMs: 10_000
     })
   })
 })

@@ -8,7 +8,7 @@ import { Members } from "../../services/orgs/Members.ts"
 import { Organizations } from "../../services/orgs/Organizations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { SecretBox } from "../../services/platform/SecretBox.ts"
-import { expectAccessible, launchBrowser, screenshot, startPortalServer } from "../support/browser.ts"
+import { expectAccessible, launchBrowser, screenshot, startPortalServer, waitForExpression } from "../support/browser.ts"
 import type { Running } from "../support/process.ts"
 import { freshDatabase } from "../support/stores.ts"
 
@@ -96,7 +96,7 @@ const signIn = async (page: Page, email: string, next: string) => {
   await page.getByRole("button", { name: "Sign in" }).click()
   await page.waitForURL(`**${next}`)
   // The URL changes as the client navigation starts; the page is the next one once its title is.
-  await page.waitForFunction('!document.title.startsWith("Sign in")')
+  await waitForExpression(page, '!document.title.startsWith("Sign in")')
 }
 
 const query = <A>(text: string, params: ReadonlyArray<unknown> = []) =>
@@ -163,10 +163,10 @@ describe("stacks settings in Chromium", () => {
     // Reorder with the up/down buttons (plain POSTs).
     await page.getByRole("button", { name: "Move EU buckets up" }).click()
     await page.getByRole("button", { name: "Move EU buckets down" }).waitFor()
-    await page.waitForFunction(`document.querySelectorAll(".item-row .item-name strong")[1]?.textContent === "EU buckets"`)
+    await waitForExpression(page, `document.querySelectorAll(".item-row .item-name strong")[1]?.textContent === "EU buckets"`)
     assert.deepStrictEqual(await itemNames(page), ["Acme Cloud", "EU buckets", "Queues"])
     await page.getByRole("button", { name: "Move Acme Cloud down" }).click()
-    await page.waitForFunction(`document.querySelectorAll(".item-row .item-name strong")[0]?.textContent === "EU buckets"`)
+    await waitForExpression(page, `document.querySelectorAll(".item-row .item-name strong")[0]?.textContent === "EU buckets"`)
     await page.reload()
     assert.deepStrictEqual(await itemNames(page), ["EU buckets", "Acme Cloud", "Queues"])
     assert.isTrue(await page.getByRole("button", { name: "Move EU buckets up" }).isDisabled())

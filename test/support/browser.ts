@@ -65,6 +65,20 @@ export const expectAccessible = async (page: Page): Promise<void> => {
   }
 }
 
+/**
+ * Waits until the JavaScript expression `expression` is truthy on the page (a promise is awaited),
+ * asking every `pollMs`: `page.waitForFunction` with a string compiles it in the page, which the
+ * portal's CSP refuses (no 'unsafe-eval'); `page.evaluate` goes through the DevTools protocol.
+ */
+export const waitForExpression = async (page: Page, expression: string, options: { readonly timeoutMs?: number; readonly pollMs?: number } = {}) => {
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000)
+  for (;;) {
+    if (await page.evaluate(expression)) return
+    if (Date.now() > deadline) throw new Error(`not true within ${options.timeoutMs ?? 30_000} ms: ${expression}`)
+    await new Promise((done) => setTimeout(done, options.pollMs ?? 100))
+  }
+}
+
 export const screenshotDir = Path.join(repoRoot, "test-output", "screenshots")
 
 /** Saves a full-page PNG under test-output/screenshots/<name>.png for a reviewer to look at. */
