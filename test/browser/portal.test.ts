@@ -138,7 +138,8 @@ describe("portal in Chromium", () => {
     assert.notInclude(signedOutHtml, "Grace Hopper")
     const checked = await browser.newPage()
     await checked.goto(server.url)
-    await checked.setContent(html)
+    // Without the document's scripts: their nonce was another page's, which this page's CSP refuses (axe needs none of them).
+    await checked.setContent(html.replaceAll(/<script\b[^>]*>[\s\S]*?<\/script>/gu, ""))
     await expectAccessible(checked)
     await checked.close()
   })
