@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { type Forbidden, NotFound, PlanLimitReached } from "../domain/api/Errors.ts"
+import { type Forbidden, type InvalidParameter, NotFound, PlanLimitReached } from "../domain/api/Errors.ts"
 import type { Page } from "../domain/api/Paging.ts"
 import {
   type Report,
@@ -91,11 +91,11 @@ const toSummary = (r: ReportRow): ReportSummary => ({
  * rendered from its stored figures, so a download says what the e-mail said.
  */
 export class ReportSchedules extends Context.Service<ReportSchedules, {
-  listSchedules(principal: Principal, page: PageRequest): Effect.Effect<Page<ReportSchedule>, Forbidden>
+  listSchedules(principal: Principal, page: PageRequest): Effect.Effect<Page<ReportSchedule>, Forbidden | InvalidParameter>
   createSchedule(principal: Principal, input: ReportScheduleCreate): Effect.Effect<ReportSchedule, Forbidden | NotFound | PlanLimitReached>
   updateSchedule(principal: Principal, id: string, input: ReportScheduleUpdate): Effect.Effect<ReportSchedule, Forbidden | NotFound>
   deleteSchedule(principal: Principal, id: string): Effect.Effect<void, Forbidden | NotFound>
-  listReports(principal: Principal, page: PageRequest): Effect.Effect<Page<ReportSummary>, Forbidden>
+  listReports(principal: Principal, page: PageRequest): Effect.Effect<Page<ReportSummary>, Forbidden | InvalidParameter>
   getReport(principal: Principal, id: string): Effect.Effect<Report, Forbidden | NotFound>
   csv(principal: Principal, id: string): Effect.Effect<string, Forbidden | NotFound>
   pdf(principal: Principal, id: string): Effect.Effect<Uint8Array, Forbidden | NotFound>
@@ -132,7 +132,7 @@ export class ReportSchedules extends Context.Service<ReportSchedules, {
               WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
               ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(scheduleRows)),
         map: toSchedule
-      }).pipe(Effect.catchTag("InvalidParameter", Effect.die))
+      })
     })
 
     const createSchedule = Effect.fn("ReportSchedules.createSchedule")(function*(principal: Principal, input: ReportScheduleCreate) {
@@ -200,7 +200,7 @@ export class ReportSchedules extends Context.Service<ReportSchedules, {
               WHERE t.organization_id = ${principal.organization_id}::uuid AND ${where}
               ORDER BY t.created_at, t.id LIMIT ${limit}`.pipe(Effect.flatMap(reportRows)),
         map: toSummary
-      }).pipe(Effect.catchTag("InvalidParameter", Effect.die))
+      })
     })
 
     const contentOf = Effect.fnUntraced(function*(principal: Principal, id: string) {
