@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { createHmac, randomBytes } from "node:crypto"
+import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { monitorEventLoopDelay } from "node:perf_hooks"
@@ -11,7 +11,7 @@ import * as Deliverer from "../services/notifier/Deliverer.ts"
 import { Bus } from "../services/platform/Bus.ts"
 import { writeEvent } from "../services/platform/EventStream.ts"
 import * as Migrations from "../services/platform/Migrations.ts"
-import { SecretBox } from "../services/platform/SecretBox.ts"
+import { SecretBox, secretBinding } from "../services/platform/SecretBox.ts"
 import { peakRssMb, percentile, round } from "./figures.ts"
 
 export interface NotifyBenchOptions {
@@ -114,9 +114,11 @@ const insertOrganization = Effect.fn("bench.notify.insert")(function*(options: N
     FROM components c JOIN sources s ON s.id = c.source_id
     WHERE s.organization_id = ${orgId}::uuid`
   const { view, secrets } = splitSecrets("webhook", { url: hookUrl, method: "POST", headers: {}, signing_secret: signingSecret })
+  const channelId = randomUUID()
+  const sealed = box.seal(JSON.stringify(secrets), secretBinding("channel secrets", orgId, channelId))
   const [channel] = yield* sql<{ id: string }>`
-    INSERT INTO channels (organization_id, type, name, settings, secrets)
-    VALUES (${orgId}::uuid, 'webhook', 'Bench receiver', ${JSON.stringify(view)}::jsonb, ${box.seal(JSON.stringify(secrets))}::bytea)
+    INSERT INTO channels (id, organization_id, type, name, settings, secrets)
+    VALUES (${channelId}::uuid, ${orgId}::uuid, 'webhook', 'Bench receiver', ${JSON.stringify(view)}::jsonb, ${sealed}::bytea)
     RETURNING id`
   const [rule] = yield* sql<{ id: string }>`
     INSERT INTO notification_rules (organization_id, name, triggers, cooldown_s)

@@ -7,6 +7,7 @@ import { org } from "./org.ts"
 import { probe } from "./probe.ts"
 import * as Report from "./report.ts"
 import { runner } from "./runner.ts"
+import { secrets } from "./secrets.ts"
 import { serve } from "./serve.ts"
 import { simulate } from "./simulate.ts"
 import * as Catalog from "../catalog/Catalog.ts"
@@ -62,7 +63,7 @@ const migrate = Command.make(
 
 const statusgrid = Command.make("statusgrid").pipe(
   Command.withDescription("statusgrid: whether the services you depend on are up"),
-  Command.withSubcommands([start, runner, migrate, org, probe, simulate, catalog, bench]),
+  Command.withSubcommands([start, runner, migrate, org, secrets, probe, simulate, catalog, bench]),
   Command.withGlobalFlags([Report.Verbose])
 )
 

@@ -16,7 +16,7 @@ export const Verbose = GlobalFlag.Setting("verbose")({
 const isVerbose = (argv: ReadonlyArray<string>) => argv.includes("--verbose")
 
 /** Groups whose subcommand is part of the command's name. */
-const groups = new Set(["org", "catalog", "bench"])
+const groups = new Set(["org", "secrets", "catalog", "bench"])
 
 /** `statusgrid probe`, `statusgrid org plan`: the command the arguments select. */
 export const commandName = (argv: ReadonlyArray<string>): string => {
@@ -33,7 +33,8 @@ const hints: ReadonlyMap<string, string> = new Map([
   ["SqlError", "Check that PostgreSQL is running and DATABASE_URL (or DATA_DIR for the embedded stores) points at it"],
   ["ConfigError", "Check the environment variable it names (README, Configuration)"],
   ["NotFound", "Check the name or id given"],
-  ["Conflict", "Choose another value"]
+  ["Conflict", "Choose another value"],
+  ["SecretBoxError", "Check SECRETS_KEY and SECRETS_KEY_PREVIOUS: 32 bytes each, base64 (README, Configuration)"]
 ])
 
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ").trim()

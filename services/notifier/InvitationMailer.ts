@@ -2,7 +2,7 @@ import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { claimDue } from "../platform/ClaimDue.ts"
 import { InvitationMail } from "../domain/InvitationMail.ts"
-import { SecretBox } from "../platform/SecretBox.ts"
+import { SecretBox, secretBinding } from "../platform/SecretBox.ts"
 import { type Mailer, makeMailer } from "./channels/email.ts"
 import { nextDelayMs, OutboxConfig } from "./Outbox.ts"
 import { recordOf, rowsOf } from "../platform/Rows.ts"
@@ -10,6 +10,7 @@ import { recordOf, rowsOf } from "../platform/Rows.ts"
 /** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
 const dueMailRows = rowsOf("invitation_mails", Schema.Struct({
   invitation_id: Schema.String,
+  organization_id: Schema.String,
   sealed: Schema.Uint8Array,
   attempts: Schema.Number
 }))
@@ -39,10 +40,12 @@ export const sendDueInvitationMails = Effect.fn("InvitationMailer.sendDueInvitat
     limit: 20,
     leaseMs: config.leaseMs,
     orderBy: "next_attempt_at",
-    returning: sql`m.invitation_id, m.sealed, m.attempts`
+    join: sql`, invitations i`,
+    joinOn: sql`AND i.id = m.invitation_id`,
+    returning: sql`m.invitation_id, i.organization_id, m.sealed, m.attempts`
   }).pipe(Effect.flatMap(dueMailRows))
   for (const row of due) {
-    const opened = yield* Effect.result(box.open(row.sealed))
+    const opened = yield* Effect.result(box.open(row.sealed, secretBinding("invitation mail", row.organization_id, row.invitation_id)))
     const result = opened._tag === "Failure"
       ? { ok: false, status: 0, retryable: false, error: opened.failure.message }
       : yield* Effect.promise(() => {

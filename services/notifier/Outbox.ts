@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import { claimDue } from "../platform/ClaimDue.ts"
 import { ChannelType, NotificationPayload } from "../domain/Channel.ts"
 import { JsonColumn, recordOf, rowsOf } from "../platform/Rows.ts"
-import { SecretBox } from "../platform/SecretBox.ts"
+import { SecretBox, secretBinding } from "../platform/SecretBox.ts"
 import { type Destination, Message, type SendResult } from "./Sender.ts"
 
 /** The rows of the queries below, decoded by Schemas compiled once (services/platform/Rows.ts). */
@@ -63,6 +63,7 @@ const decodeClaimed = rowsOf("deliveries", Schema.Struct({
   id: Schema.String,
   seq: Schema.Union([Schema.String, Schema.Number, Schema.BigInt]),
   channel_id: Schema.String,
+  channel_organization_id: Schema.String,
   order_key: Schema.String,
   slug: Schema.String,
   event_type: Schema.String,
@@ -186,7 +187,7 @@ export class Outbox extends Context.Service<Outbox, {
               AND e.seq < d.seq AND e.next_attempt_at > now())`,
           join: sql`, channels c, organizations o`,
           joinOn: sql`AND c.id = d.channel_id AND o.id = d.organization_id`,
-          returning: sql`d.id, d.seq, d.channel_id, d.order_key, o.slug, d.event_type, d.idempotency_key, d.attempts,
+          returning: sql`d.id, d.seq, d.channel_id, c.organization_id AS channel_organization_id, d.order_key, o.slug, d.event_type, d.idempotency_key, d.attempts,
             COALESCE(d.payload, (SELECT a.payload FROM alerts a WHERE a.id = d.alert_id)) AS payload,
             COALESCE(d.message, (SELECT a.message FROM alerts a WHERE a.id = d.alert_id)) AS message,
             CASE WHEN c.type = 'slack' AND d.order_key <> '' THEN (
@@ -202,7 +203,7 @@ export class Outbox extends Context.Service<Outbox, {
           Effect.gen(function*() {
             const secrets = row.secrets === null
               ? { _tag: "Success" as const, success: "{}" }
-              : yield* Effect.result(box.open(row.secrets))
+              : yield* Effect.result(box.open(row.secrets, secretBinding("channel secrets", row.channel_organization_id, row.channel_id)))
             const usable = row.enabled && secrets._tag === "Success"
             return {
               id: row.id,

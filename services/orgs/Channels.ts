@@ -1,13 +1,13 @@
 import { Context, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { randomBytes } from "node:crypto"
+import { randomBytes, randomUUID } from "node:crypto"
 import { Channel, type ChannelCreate, type ChannelUpdate, type Delivery, DeliveryStatus } from "../domain/api/Notifications.ts"
 import { Conflict, type Forbidden, InvalidParameter, NotFound, PlanLimitReached } from "../domain/api/Errors.ts"
 import { EscalationStep } from "../domain/Rule.ts"
 import { ChannelType, decodeChannelSettings, secretFields, splitSecrets, testPayload } from "../domain/Channel.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { JsonColumn, recordOf, rowsOf } from "../platform/Rows.ts"
-import { SecretBox } from "../platform/SecretBox.ts"
+import { SecretBox, type SecretBinding, secretBinding, type SecretBoxError } from "../platform/SecretBox.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
 import { channelAllowance } from "./Limits.ts"
@@ -119,7 +119,7 @@ const notFound = (id: string) => new NotFound({ field: "id", message: `no channe
  * masked) and the sealed secrets; a webhook without a signing secret gets one,
  * returned as `generated` to be shown once.
  */
-const prepareSettings = (box: SecretBox["Service"], type: ChannelType, input: unknown) => {
+const prepareSettings = (box: SecretBox["Service"], binding: SecretBinding, type: ChannelType, input: unknown) => {
   const decoded = decodeChannelSettings(type, input)
   if (Result.isFailure(decoded)) return Result.fail(invalid(decoded.failure))
   const settings = { ...(decoded.success as Record<string, unknown>) }
@@ -129,13 +129,27 @@ const prepareSettings = (box: SecretBox["Service"], type: ChannelType, input: un
     settings["signing_secret"] = generated
   }
   const { view, secrets } = splitSecrets(type, settings)
-  const sealed = Object.keys(secrets).length === 0 ? null : box.seal(JSON.stringify(secrets))
+  const sealed = Object.keys(secrets).length === 0 ? null : box.seal(JSON.stringify(secrets), binding)
   return Result.succeed({ view, secrets, sealed, generated })
 }
 
 /** Sets `key` as an own property: a field named `__proto__` stays a field (and is refused as unknown), not a prototype. */
 const setOwn = (target: Record<string, unknown>, key: string, value: unknown) =>
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+
+/** The settings shown, without the secret fields (their masked values stand for secrets that cannot be opened). */
+const withoutSecretFields = (type: ChannelType, settings: Readonly<Record<string, unknown>>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(settings).filter(([field]) => !secretFields[type].includes(field)))
+
+/** A PATCH's settings without the secret fields sent back exactly as shown (masked): they keep nothing when the stored secrets cannot be opened. */
+const withoutMaskedSecrets = (
+  type: ChannelType,
+  view: Readonly<Record<string, unknown>>,
+  patch: Readonly<Record<string, unknown>>
+): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(patch).filter(([field, value]) =>
+    !(secretFields[type].includes(field) && Object.hasOwn(view, field) && canonicalJson(value) === canonicalJson(view[field]))
+  ))
 
 /**
  * A PATCH's settings over the stored ones: `null` removes a setting; a secret
@@ -212,10 +226,9 @@ export class Channels extends Context.Service<Channels, {
           WHERE t.id = ${id}::uuid AND t.organization_id = ${principal.organization_id}::uuid
           ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(Effect.flatMap(decodeChannelsWithSecrets), Effect.orDie, Effect.map((rows) => rows[0]))
 
-      const openSecrets = (sealed: Uint8Array | null) =>
-        sealed === null
-          ? Effect.succeed<Record<string, unknown>>({})
-          : box.open(sealed).pipe(Effect.map(sealedSettings), Effect.orDie)
+      /** The channel's secret settings; a value that opens under no configured key (or not for this row) is a SecretBoxError. */
+      const openSecrets = (sealed: Uint8Array | null, binding: SecretBinding): Effect.Effect<Record<string, unknown>, SecretBoxError> =>
+        sealed === null ? Effect.succeed({}) : box.open(sealed, binding).pipe(Effect.map(sealedSettings))
 
       const list = Effect.fn("Channels.list")(function*(principal: Principal, page: PageRequest, type?: Channel["type"]) {
         yield* requirePermission(principal, "view")
@@ -241,13 +254,15 @@ export class Channels extends Context.Service<Channels, {
       const create = Effect.fn("Channels.create")(function*(principal: Principal, input: ChannelCreate) {
         yield* requirePermission(principal, "notifications.manage")
         yield* requireType(principal, input.type)
-        const prepared = prepareSettings(box, input.type, input.settings)
+        // The id is made here, not by PostgreSQL: the secrets are sealed for this row before it is written.
+        const id = randomUUID()
+        const prepared = prepareSettings(box, secretBinding("channel secrets", principal.organization_id, id), input.type, input.settings)
         if (Result.isFailure(prepared)) return yield* prepared.failure
         const { view, sealed, generated } = prepared.success
         return yield* sql.withTransaction(Effect.gen(function*() {
           const [row] = yield* sql`
-            INSERT INTO channels AS t (organization_id, type, name, settings, secrets, enabled)
-            VALUES (${principal.organization_id}::uuid, ${input.type}, ${input.name}, ${JSON.stringify(view)}::jsonb,
+            INSERT INTO channels AS t (id, organization_id, type, name, settings, secrets, enabled)
+            VALUES (${id}::uuid, ${principal.organization_id}::uuid, ${input.type}, ${input.name}, ${JSON.stringify(view)}::jsonb,
               ${sealed}::bytea, ${input.enabled ?? true})
             RETURNING ${sql.literal(channelColumns)}`.pipe(Effect.flatMap(decodeChannels))
           const channel = toChannel(row!)
@@ -267,11 +282,24 @@ export class Channels extends Context.Service<Channels, {
           let sealed = row.secrets
           let generated: string | undefined
           if (patch.settings !== undefined) {
-            const stored = yield* openSecrets(row.secrets)
-            const prepared = prepareSettings(box, row.type, mergeSettings(row.type, row.settings, stored, patch.settings))
-            if (Result.isFailure(prepared)) return yield* prepared.failure
+            const binding = secretBinding("channel secrets", principal.organization_id, row.id)
+            const opened = yield* Effect.result(openSecrets(row.secrets, binding))
+            // Stored secrets that cannot be opened (another key, a value copied from another row) are not kept:
+            // the patch gives them again, and their masked values sent back stand for nothing.
+            const unreadable = Result.isFailure(opened) ? opened.failure : undefined
+            const stored = Result.isSuccess(opened) ? opened.success : {}
+            const merged = unreadable === undefined
+              ? mergeSettings(row.type, row.settings, stored, patch.settings)
+              : mergeSettings(row.type, withoutSecretFields(row.type, row.settings), {}, withoutMaskedSecrets(row.type, row.settings, patch.settings))
+            const prepared = prepareSettings(box, binding, row.type, merged)
+            if (Result.isFailure(prepared)) {
+              return yield* unreadable === undefined ? prepared.failure : new InvalidParameter({
+                field: prepared.failure.field,
+                message: `${prepared.failure.message} (the stored secret settings cannot be opened, so give them again: ${unreadable.message})`
+              })
+            }
             generated = prepared.success.generated
-            if (canonicalJson(prepared.success.secrets) !== canonicalJson(stored)) sealed = prepared.success.sealed
+            if (unreadable !== undefined || canonicalJson(prepared.success.secrets) !== canonicalJson(stored)) sealed = prepared.success.sealed
             settings = prepared.success.view
           }
           const name = patch.name ?? row.name

@@ -6,7 +6,7 @@ import { type Invitation, type InvitationCreated, InvitationView, type Member } 
 import { PlanId, Role } from "../domain/Organization.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { rowsOf } from "../platform/Rows.ts"
-import { SecretBox } from "../platform/SecretBox.ts"
+import { SecretBox, secretBinding } from "../platform/SecretBox.ts"
 import { requirePermission } from "./Access.ts"
 import { invitationMail } from "./InvitationMail.ts"
 import { recordAudit } from "./Audit.ts"
@@ -264,7 +264,7 @@ export class Members extends Context.Service<Members, {
             expiresAt: invitation.expires_at
           })
           yield* sql`INSERT INTO invitation_mails (invitation_id, sealed)
-            VALUES (${invitation.id}::uuid, ${box.seal(JSON.stringify(mail))})`
+            VALUES (${invitation.id}::uuid, ${box.seal(JSON.stringify(mail), secretBinding("invitation mail", principal.organization_id, invitation.id))})`
           return { ...invitation, accept_url: `/invite/${token}` }
         })).pipe(Effect.catchTag("SqlError", Effect.die))
       })

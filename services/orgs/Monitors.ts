@@ -1,5 +1,6 @@
-import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Option, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import { randomUUID } from "node:crypto"
 import { Conflict, type Forbidden, InvalidParameter, NotFound, type PlanLimitReached } from "../domain/api/Errors.ts"
 import { type MonitorCheckResult, MonitorRecord, type MonitorPatch, type MonitorSaved } from "../domain/api/Monitors.ts"
 import { AuthType, type MonitorAuth, MonitorAuth as MonitorAuthSchema, MonitorState } from "../domain/Monitor.ts"
@@ -11,7 +12,7 @@ import { ensureWithinLimit } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
 import type { Page } from "../domain/api/Paging.ts"
 import { rowsOf } from "../platform/Rows.ts"
-import { SecretBox } from "../platform/SecretBox.ts"
+import { SecretBox, secretBinding } from "../platform/SecretBox.ts"
 import { MonitorAgents } from "../monitors/MonitorAgents.ts"
 import { ShardReloads } from "../domain/ShardReloads.ts"
 import { checkUrlTarget, type TargetRefused } from "../platform/AddressGuard.ts"
@@ -99,6 +100,22 @@ export const toMonitorRecord = (row: MonitorRow): MonitorRecord => ({
 const encodeRecord = Schema.encodeSync(MonitorRecord)
 const secretRows = rowsOf("monitors", Schema.Struct({ auth_secret: Schema.NullOr(Schema.Uint8Array) }))
 const decodeAuth = Schema.decodeUnknownEffect(Schema.fromJsonString(MonitorAuthSchema))
+
+/** The outcome of a check not run because the monitor's stored credentials cannot be opened. */
+const credentialsUnreadable = (url: string, error: string): MonitorCheckResult => ({
+  status: "down",
+  http_status: 0,
+  error_code: "credentials",
+  error: `the stored credentials cannot be read, so no request was sent: ${error}`,
+  phases: { dns_ms: 0, connect_ms: 0, tls_ms: 0, first_byte_ms: 0, total_ms: 0 },
+  reused: false,
+  redirects: 0,
+  final_url: url,
+  bytes: 0,
+  truncated: false,
+  tls: null,
+  checked_at: new Date().toISOString()
+})
 
 /** Stands in for stored credentials while validating merged settings: only their presence matters there. */
 const authPlaceholder = (type: AuthType): MonitorAuth | undefined =>
@@ -203,12 +220,14 @@ export class Monitors extends Context.Service<Monitors, {
       })
 
       const insert = (organizationId: string, settings: MonitorSettings) => {
-        const secret = settings.auth === undefined ? null : box.seal(JSON.stringify(settings.auth))
+        // The id is made here, not by PostgreSQL: the credentials are sealed for this row before it is written.
+        const id = randomUUID()
+        const secret = settings.auth === undefined ? null : box.seal(JSON.stringify(settings.auth), secretBinding("monitor auth", organizationId, id))
         return sql`
-          INSERT INTO monitors AS t (organization_id, name, url, check_type, method, interval_s, alert_threshold, timeout_ms,
+          INSERT INTO monitors AS t (id, organization_id, name, url, check_type, method, interval_s, alert_threshold, timeout_ms,
             expected_status, headers, auth_type, auth_secret, body, keyword, keyword_mode, degraded_after_ms,
             ssl_expiry_days, follow_redirects, tls_verify, state)
-          VALUES (${organizationId}::uuid, ${settings.name}, ${settings.url}, ${settings.check_type}, ${settings.method},
+          VALUES (${id}::uuid, ${organizationId}::uuid, ${settings.name}, ${settings.url}, ${settings.check_type}, ${settings.method},
             ${settings.interval}, ${settings.alert_threshold}, ${settings.timeout}, ${settings.expected_status},
             ${JSON.stringify(settings.headers)}::jsonb, ${settings.auth?.type ?? "none"}, ${secret}::bytea,
             ${settings.body ?? null}, ${settings.keyword ?? null}, ${settings.keyword_mode}, ${settings.degraded_after_ms ?? null}::int,
@@ -292,7 +311,7 @@ export class Monitors extends Context.Service<Monitors, {
           ? sql`auth_type = t.auth_type, auth_secret = t.auth_secret`
           : patch.auth === null
           ? sql`auth_type = 'none', auth_secret = NULL`
-          : sql`auth_type = ${patch.auth.type}, auth_secret = ${box.seal(JSON.stringify(patch.auth))}::bytea`
+          : sql`auth_type = ${patch.auth.type}, auth_secret = ${box.seal(JSON.stringify(patch.auth), secretBinding("monitor auth", principal.organization_id, current.id))}::bytea`
         const saved = yield* sql.withTransaction(Effect.gen(function*() {
           const before = yield* selectOne(principal.organization_id, id, true)
           if (before === undefined || before.version !== current.version) return undefined
@@ -386,10 +405,12 @@ export class Monitors extends Context.Service<Monitors, {
           Effect.flatMap(secretRows),
           Effect.orDie
         )
-        const secret = stored?.auth_secret == null ? undefined : yield* box.open(stored.auth_secret).pipe(
-          Effect.flatMap((json) => decodeAuth(json)),
-          Effect.orDie
-        )
+        const opened = stored?.auth_secret == null
+          ? undefined
+          : yield* Effect.result(box.open(stored.auth_secret, secretBinding("monitor auth", principal.organization_id, row.id)))
+        // Credentials that open under no configured key: no request is sent, the outcome says why.
+        if (opened !== undefined && Result.isFailure(opened)) return credentialsUnreadable(row.url, opened.failure.message)
+        const secret = opened === undefined ? undefined : yield* decodeAuth(opened.success).pipe(Effect.orDie)
         const request = requestFromSettings(settingsOfRow(row, secret))
         const outcome = yield* Effect.promise(() => runCheck(request, { agentPool: pool, allowPrivate }))
         return { ...outcome, tls: outcome.tls ?? null } satisfies MonitorCheckResult

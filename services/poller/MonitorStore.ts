@@ -5,7 +5,7 @@ import type { MonitorCheckState, NextState } from "../monitors/MonitorState.ts"
 import { MonitorSettingsRow, settingsOfRow } from "../monitors/MonitorRow.ts"
 import type { MonitorSettings } from "../monitors/Validate.ts"
 import { rowsOf } from "../platform/Rows.ts"
-import { SecretBox } from "../platform/SecretBox.ts"
+import { SecretBox, secretBinding } from "../platform/SecretBox.ts"
 import { shardExpr } from "./SourceStore.ts"
 import { NullOr } from "../domain/NullOr.ts"
 
@@ -72,7 +72,7 @@ export class MonitorStore extends Context.Service<MonitorStore, {
       const box = yield* SecretBox
 
       const toPolled = Effect.fnUntraced(function*(row: MonitorRow) {
-        const auth = row.auth_secret === null ? undefined : yield* box.open(row.auth_secret).pipe(
+        const auth = row.auth_secret === null ? undefined : yield* box.open(row.auth_secret, secretBinding("monitor auth", row.organization_id, row.id)).pipe(
           Effect.flatMap((json) => decodeAuth(json)),
           Effect.mapError((e) => new Error(`monitor ${row.id}: stored credentials unreadable: ${e.message}`))
         )

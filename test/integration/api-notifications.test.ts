@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { NotificationPayload } from "../../services/domain/Channel.ts"
 import type { Role } from "../../services/domain/Organization.ts"
-import { SecretBox } from "../../services/platform/SecretBox.ts"
+import { SecretBox, secretBinding } from "../../services/platform/SecretBox.ts"
 import { type ApiBase, apiServer, call, newTenant, operatorSetsPlan, type Tenant } from "../support/api.ts"
 import { withConfig } from "../support/stores.ts"
 
@@ -500,7 +500,7 @@ describe("notifications API: channels, rules, test sends, notification center", 
           Effect.gen(function*() {
             const [row] = yield* sql<{ settings: Record<string, unknown>; secrets: Uint8Array | null; raw: string }>`
               SELECT settings, secrets, settings::text || coalesce(encode(secrets, 'escape'), '') AS raw FROM channels WHERE id = ${id}::uuid`
-            return { settings: row!.settings, raw: row!.raw, secrets: JSON.parse(yield* box.open(row!.secrets!)) as Record<string, unknown> }
+            return { settings: row!.settings, raw: row!.raw, secrets: JSON.parse(yield* box.open(row!.secrets!, secretBinding("channel secrets", t.id, id))) as Record<string, unknown> }
           })
 
         const chat = yield* ok(201, "POST", "/channels", key, slack())
