@@ -1,21 +1,14 @@
-import * as Fs from "node:fs"
-import * as Os from "node:os"
-import * as Path from "node:path"
 import { afterAll, assert, describe, it } from "vitest"
-import { childEnv, freePort, type Running, startService } from "../support/process.ts"
+import { type Running, startEmbedded } from "../support/process.ts"
 
-const dirs: Array<string> = []
 const servers: Array<Running> = []
-const start = async (extra: Record<string, string>) => {
-  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-limits-"))
-  dirs.push(dir)
-  const running = await startService(childEnv({ DATA_DIR: dir, PORT: String(await freePort()), HOST: "127.0.0.1", ...extra }))
+const start = async (extra: Record<string, string> = {}) => {
+  const running = await startEmbedded(extra)
   servers.push(running)
   return running
 }
 afterAll(async () => {
   for (const server of servers) await server.stop()
-  for (const dir of dirs) Fs.rmSync(dir, { recursive: true, force: true })
 }, 60_000)
 
 /** A form posted as a browser would (same origin), without following the answer's redirect. */

@@ -1,72 +1,26 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHmac } from "node:crypto"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
-import * as Deliverer from "../../services/notifier/Deliverer.ts"
-import { Wakeup } from "../../services/notifier/Wakeup.ts"
-import { Outbox } from "../../services/notifier/Outbox.ts"
-import { makeSenders } from "../../services/notifier/senders.ts"
-import { SecretBox } from "../../services/platform/SecretBox.ts"
 import { apiServer, call, newTenant } from "../support/api.ts"
-import { withConfig } from "../support/stores.ts"
+import { failingFirstReceiver, FailingFirstReceiver, fastDeliveryWorker } from "../support/deliveryHarness.ts"
 import { eventually } from "../support/eventually.ts"
 
-interface Received {
-  readonly headers: Http.IncomingHttpHeaders
-  readonly body: string
-  readonly answered: number
-}
-
-/** A webhook receiver that answers 500 to the first `failFirst` requests, then 200. */
-class Receiver extends Context.Service<Receiver, { url: string; received: Array<Received>; failFirst: { n: number } }>()("test/notifier/Receiver") {}
-
-const receiver = Layer.effect(Receiver, Effect.acquireRelease(
-  Effect.callback<{ url: string; received: Array<Received>; failFirst: { n: number }; server: Http.Server }>((resume) => {
-    const received: Array<Received> = []
-    const failFirst = { n: 0 }
-    const server = Http.createServer((req, res) => {
-      let body = ""
-      req.on("data", (c: Buffer) => (body += c.toString("utf8")))
-      req.on("end", () => {
-        const answered = received.length < failFirst.n ? 500 : 200
-        received.push({ headers: req.headers, body, answered })
-        res.writeHead(answered).end()
-      })
-    })
-    server.listen(0, "127.0.0.1", () =>
-      resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, failFirst, server })))
-  }),
-  ({ server }) => Effect.callback<void>((resume) => {
-    server.closeAllConnections()
-    server.close(() => resume(Effect.void))
-  })
-))
-
 const config = { NOTIFIER_POLL_MS: "50", NOTIFIER_BACKOFF_BASE_MS: "50", NOTIFIER_BACKOFF_MAX_MS: "400" }
-const worker = Deliverer.layer.pipe(
-  Layer.provide(Layer.mergeAll(
-    Outbox.layer.pipe(Layer.provide(SecretBox.layer)),
-    Layer.succeed(Deliverer.Senders, makeSenders({})),
-    Wakeup.layer
-  )),
-  Layer.provide(withConfig({ DATA_DIR: "/tmp/statusgrid-api-test", ...config }))
-)
-
+const worker = fastDeliveryWorker(400)
 
 describe("notifier: the outbox delivers", () => {
-  layer(Layer.mergeAll(worker, receiver).pipe(Layer.provideMerge(apiServer(config))), { timeout: 60_000, excludeTestServices: true })(
+  layer(Layer.mergeAll(worker, failingFirstReceiver).pipe(Layer.provideMerge(apiServer(config))), { timeout: 60_000, excludeTestServices: true })(
     "a signed webhook test send",
     (it) => {
       it.effect("a receiver failing 3 times then succeeding gets one successful delivery, every attempt recorded, one idempotency key", () =>
         Effect.gen(function*() {
-          const hook = yield* Receiver
+          const hook = yield* FailingFirstReceiver
           hook.failFirst.n = 3
           const tenant = yield* newTenant("pro")
           const created = yield* call("POST", "/channels", {
             key: tenant.keys.admin,
-            body: { type: "webhook", name: "Receiver", settings: { url: hook.url } }
+            body: { type: "webhook", name: "Receiver", settings: { url: `${hook.url}/hook` } }
           })
           assert.strictEqual(created.status, 201, JSON.stringify(created.body))
           const secret = created.body.signing_secret as string
@@ -88,7 +42,7 @@ describe("notifier: the outbox delivers", () => {
           for (const r of hook.received) {
             const expected = createHmac("sha256", secret).update(r.body).digest("hex")
             assert.strictEqual(r.headers["x-service-signature"], expected)
-            assert.strictEqual(JSON.parse(r.body).event, "test")
+            assert.strictEqual(JSON.parse(r.body.toString("utf8")).event, "test")
           }
           const center = yield* call("GET", "/deliveries", { key: tenant.keys.viewer })
           assert.strictEqual(center.body.data[0].status, "delivered")
@@ -97,13 +51,13 @@ describe("notifier: the outbox delivers", () => {
 
       it.effect("a channel receives its deliveries in order: a later one waits while an earlier one is retried", () =>
         Effect.gen(function*() {
-          const hook = yield* Receiver
+          const hook = yield* FailingFirstReceiver
           hook.received.length = 0
           hook.failFirst.n = 2
           const tenant = yield* newTenant("pro")
           const created = yield* call("POST", "/channels", {
             key: tenant.keys.admin,
-            body: { type: "webhook", name: "Ordered", settings: { url: hook.url } }
+            body: { type: "webhook", name: "Ordered", settings: { url: `${hook.url}/hook` } }
           })
           const first = yield* call("POST", `/channels/${created.body.id}/test`, { key: tenant.keys.member })
           const second = yield* call("POST", `/channels/${created.body.id}/test`, { key: tenant.keys.member })

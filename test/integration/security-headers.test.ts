@@ -1,22 +1,15 @@
-import * as Fs from "node:fs"
-import * as Os from "node:os"
-import * as Path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { childEnv, freePort, repoRoot, type Running, startService } from "../support/process.ts"
+import { type Running, startEmbedded } from "../support/process.ts"
 
-const dirs: Array<string> = []
 const servers: Array<Running> = []
 const start = async (extra: Record<string, string> = {}) => {
-  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-headers-"))
-  dirs.push(dir)
-  const running = await startService(childEnv({ DATA_DIR: dir, PORT: String(await freePort()), HOST: "127.0.0.1", ...extra }))
+  const running = await startEmbedded(extra)
   servers.push(running)
   return running
 }
 afterAll(async () => {
   for (const server of servers) await server.stop()
-  for (const dir of dirs) Fs.rmSync(dir, { recursive: true, force: true })
-})
+}, 60_000)
 
 /** The headers every answer carries (services/api/SecurityHeaders.ts). */
 const expectSecurityHeaders = (label: string, response: Response) => {
@@ -123,6 +116,3 @@ describe("security headers on every answer", () => {
     }
   }, 90_000)
 })
-
-// The repository root is where the server's portal build is read from.
-assert.isTrue(Fs.existsSync(Path.join(repoRoot, "portal", "build")))

@@ -1,27 +1,20 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHmac } from "node:crypto"
 import * as Fs from "node:fs"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { Webhook } from "standardwebhooks"
 import { vi } from "vitest"
 import { makeWebhookSender } from "../../services/notifier/channels/webhook.ts"
-import * as Deliverer from "../../services/notifier/Deliverer.ts"
-import { Outbox } from "../../services/notifier/Outbox.ts"
-import { makeSenders } from "../../services/notifier/senders.ts"
 import { sampleMessage } from "../../services/notifier/channels/sample.ts"
 import type { Destination } from "../../services/notifier/Sender.ts"
-import { Wakeup } from "../../services/notifier/Wakeup.ts"
-import { SecretBox } from "../../services/platform/SecretBox.ts"
 import { apiServer, call, newTenant } from "../support/api.ts"
+import { type Delivered, failingFirstReceiver, FailingFirstReceiver, fastDeliveryWorker } from "../support/deliveryHarness.ts"
 import { eventually } from "../support/eventually.ts"
 import { webhookSignatureProblem } from "../support/receivers.ts"
-import { withConfig } from "../support/stores.ts"
 
 /**
  * Real deliveries (API → outbox → webhook sender → a local receiver keeping
@@ -29,51 +22,10 @@ import { withConfig } from "../support/stores.ts"
  * library the way a receiver does: `new Webhook(secret).verify(rawBody, headers)`.
  */
 
-interface Received {
-  readonly method: string
-  readonly path: string
-  readonly headers: Record<string, string>
-  readonly body: Buffer
-  readonly answered: number
-}
-
-class Receiver extends Context.Service<Receiver, { url: string; received: Array<Received>; failFirst: { n: number } }>()("test/standardwebhooks/Receiver") {}
-
-/** Headers as a receiver's framework gives them: lower-case names, one string each. */
-const flat = (headers: Http.IncomingHttpHeaders): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : String(v)]))
-
-const receiver = Layer.effect(Receiver, Effect.acquireRelease(
-  Effect.callback<{ url: string; received: Array<Received>; failFirst: { n: number }; server: Http.Server }>((resume) => {
-    const received: Array<Received> = []
-    const failFirst = { n: 0 }
-    const server = Http.createServer((req, res) => {
-      const chunks: Array<Buffer> = []
-      req.on("data", (c: Buffer) => chunks.push(c))
-      req.on("end", () => {
-        const answered = received.length < failFirst.n ? 500 : 200
-        received.push({ method: req.method ?? "", path: req.url ?? "", headers: flat(req.headers), body: Buffer.concat(chunks), answered })
-        res.writeHead(answered).end()
-      })
-    })
-    server.listen(0, "127.0.0.1", () =>
-      resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, failFirst, server })))
-  }),
-  ({ server }) => Effect.callback<void>((resume) => {
-    server.closeAllConnections()
-    server.close(() => resume(Effect.void))
-  })
-))
+type Received = Delivered
 
 const config = { NOTIFIER_POLL_MS: "50", NOTIFIER_BACKOFF_BASE_MS: "50", NOTIFIER_BACKOFF_MAX_MS: "200" }
-const worker = Deliverer.layer.pipe(
-  Layer.provide(Layer.mergeAll(
-    Outbox.layer.pipe(Layer.provide(SecretBox.layer)),
-    Layer.succeed(Deliverer.Senders, makeSenders({})),
-    Wakeup.layer
-  )),
-  Layer.provide(withConfig({ DATA_DIR: "/tmp/statusgrid-api-test", ...config }))
-)
+const worker = fastDeliveryWorker(200)
 
 const webhookTo = (settings: Record<string, unknown>): Destination<"webhook"> =>
   ({ type: "webhook", name: "webhook test", settings: settings as Destination["settings"] })
@@ -107,7 +59,7 @@ const readmeVerifier = Effect.promise(async () => {
 /** A webhook channel through the API, a test notification sent through the outbox; what the receiver got for it. */
 const deliverTest = (settings: Record<string, unknown>) =>
   Effect.gen(function*() {
-    const hook = yield* Receiver
+    const hook = yield* FailingFirstReceiver
     const tenant = yield* newTenant("pro")
     const path = `/hook-${Math.random().toString(36).slice(2, 8)}`
     const created = yield* call("POST", "/channels", {
@@ -124,12 +76,12 @@ const deliverTest = (settings: Record<string, unknown>) =>
   })
 
 describe("webhook deliveries verified by the Standard Webhooks library", () => {
-  layer(Layer.mergeAll(worker, receiver).pipe(Layer.provideMerge(apiServer(config))), { timeout: 60_000, excludeTestServices: true })(
+  layer(Layer.mergeAll(worker, failingFirstReceiver).pipe(Layer.provideMerge(apiServer(config))), { timeout: 60_000, excludeTestServices: true })(
     "API, outbox, sender, a local receiver",
     (it) => {
       it.effect("a generated secret pasted as it is verifies every attempt (retried after 500s); tampered or late copies are refused", () =>
         Effect.gen(function*() {
-          const hook = yield* Receiver
+          const hook = yield* FailingFirstReceiver
           hook.received.length = 0
           hook.failFirst.n = 2
           const readme = yield* readmeVerifier
@@ -164,7 +116,7 @@ describe("webhook deliveries verified by the Standard Webhooks library", () => {
 
       it.effect("a channel whose secret predates whsec_ (hex) keeps verifying as before; the library takes it with format raw, not as it is", () =>
         Effect.gen(function*() {
-          const hook = yield* Receiver
+          const hook = yield* FailingFirstReceiver
           hook.failFirst.n = 0
           const hex = "3f1c0a9be47d52e6a18c03f5b7d9e2a4c6f8091b2d3e4f5a6b7c8d9e0f1a2b3c"
           const { channel, requests } = yield* deliverTest({ signing_secret: hex })
@@ -190,7 +142,7 @@ describe("webhook deliveries verified by the Standard Webhooks library", () => {
 
       it.effect("the sender's own requests: PUT with a unicode body, GET and DELETE over the empty string; an old timestamp refused", () =>
         Effect.gen(function*() {
-          const hook = yield* Receiver
+          const hook = yield* FailingFirstReceiver
           hook.failFirst.n = 0
           const secret = `whsec_${Buffer.alloc(32, 0xa5).toString("base64")}`
           const sample = sampleMessage()

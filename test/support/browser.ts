@@ -1,8 +1,7 @@
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
-import { childEnv, freePort, repoRoot, type Running, startService } from "./process.ts"
+import { repoRoot, startEmbedded } from "./process.ts"
 
 /** Debian's Chromium (infra/test installs it when absent). */
 export const chromiumPath = "/usr/bin/chromium"
@@ -16,18 +15,7 @@ export const launchBrowser = (): Promise<Browser> =>
   })
 
 /** A real `statusgrid start` on embedded stores in a fresh data directory; `stop` also removes the directory. */
-export const startPortalServer = async (extra: Record<string, string> = {}): Promise<Running> => {
-  const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-browser-"))
-  const running = await startService(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), HOST: "127.0.0.1", ...extra }))
-  return {
-    ...running,
-    stop: async () => {
-      const code = await running.stop()
-      Fs.rmSync(dataDir, { recursive: true, force: true })
-      return code
-    }
-  }
-}
+export const startPortalServer = startEmbedded
 
 interface AxeViolation {
   readonly id: string

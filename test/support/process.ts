@@ -1,11 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
 import * as Path from "node:path"
 
 export const repoRoot = Path.resolve(import.meta.dirname, "..", "..")
 const cli = Path.join(repoRoot, "bin", "statusgrid.js")
 
 /** A TCP port that was free a moment ago (the benchmarks' own). */
-export { freePort } from "../../bench/processes.ts"
+import { freePort } from "../../bench/processes.ts"
+
+export { freePort }
 
 /** The environment of a child statusgrid: no store URLs unless given. */
 export const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
@@ -86,3 +90,17 @@ export const runCli = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
     child.stderr.on("data", (c: Buffer) => (stderr += c.toString()))
     child.once("exit", (code) => resolve({ code, stdout, stderr }))
   })
+
+/** A real `statusgrid start` on embedded stores in a fresh data directory, on 127.0.0.1; `stop` also removes the directory. */
+export const startEmbedded = async (extra: Record<string, string> = {}): Promise<Running> => {
+  const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-embedded-"))
+  const running = await startService(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), HOST: "127.0.0.1", ...extra }))
+  return {
+    ...running,
+    stop: async () => {
+      const code = await running.stop()
+      Fs.rmSync(dataDir, { recursive: true, force: true })
+      return code
+    }
+  }
+}
