@@ -1,15 +1,7 @@
-import { afterAll, assert, describe, it } from "vitest"
-import { type Running, startEmbedded } from "../support/process.ts"
+import { assert, describe, it } from "vitest"
+import { embeddedServers, type Running } from "../support/process.ts"
 
-const servers: Array<Running> = []
-const start = async (extra: Record<string, string> = {}) => {
-  const running = await startEmbedded(extra)
-  servers.push(running)
-  return running
-}
-afterAll(async () => {
-  for (const server of servers) await server.stop()
-}, 60_000)
+const start = embeddedServers()
 
 /** A form posted as a browser would (same origin), without following the answer's redirect. */
 const post = (server: Running, path: string, fields: Record<string, string>) =>

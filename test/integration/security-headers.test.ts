@@ -1,15 +1,7 @@
-import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { type Running, startEmbedded } from "../support/process.ts"
+import { assert, beforeAll, describe, it } from "vitest"
+import { embeddedServers, type Running } from "../support/process.ts"
 
-const servers: Array<Running> = []
-const start = async (extra: Record<string, string> = {}) => {
-  const running = await startEmbedded(extra)
-  servers.push(running)
-  return running
-}
-afterAll(async () => {
-  for (const server of servers) await server.stop()
-}, 60_000)
+const start = embeddedServers()
 
 /** The headers every answer carries (services/api/SecurityHeaders.ts). */
 const expectSecurityHeaders = (label: string, response: Response) => {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { afterAll } from "vitest"
 
 export const repoRoot = Path.resolve(import.meta.dirname, "..", "..")
 const cli = Path.join(repoRoot, "bin", "statusgrid.js")
@@ -102,5 +103,18 @@ export const startEmbedded = async (extra: Record<string, string> = {}): Promise
       Fs.rmSync(dataDir, { recursive: true, force: true })
       return code
     }
+  }
+}
+
+/** `startEmbedded` for one test file: every server it starts is stopped (and its directory removed) after the file's tests. */
+export const embeddedServers = () => {
+  const servers: Array<Running> = []
+  afterAll(async () => {
+    for (const server of servers) await server.stop()
+  }, 60_000)
+  return async (extra: Record<string, string> = {}) => {
+    const running = await startEmbedded(extra)
+    servers.push(running)
+    return running
   }
 }
