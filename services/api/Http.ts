@@ -13,6 +13,8 @@ import { ApiRoutes, routerConfig } from "./ApiHttp.ts"
 import { PortalRoutesLive } from "./Portal.ts"
 import { AddressLimitsLive } from "./AddressLimits.ts"
 import { SecurityHeadersLive } from "./SecurityHeaders.ts"
+import { MetricsRoutes } from "./MetricsRoute.ts"
+import { RequestMetricsLive } from "./RequestMetrics.ts"
 import { closeStreamsOnShutdown } from "./LiveStream.ts"
 
 /** `GET /healthz`: each store's state; 200 when all are up, 503 otherwise. */
@@ -56,9 +58,19 @@ export const ReadyRoutes = HttpRouter.use(Effect.fn(function*(router) {
  * (services/api/Portal.ts), unauthenticated requests limited per address, each answer with the
  * security headers.
  */
-// SecurityHeadersLive before AddressLimitsLive: global middlewares wrap in this order, so a 429 of the
-// limits carries the security headers too (test/integration/address-limits.test.ts).
-export const routes = Layer.mergeAll(HealthRoutes, ReadyRoutes, ApiRoutes, PortalRoutesLive, SecurityHeadersLive, AddressLimitsLive)
+// Global middlewares wrap in this order: the request metrics outermost (they count the limits' 429s),
+// then SecurityHeadersLive before AddressLimitsLive, so a 429 of the limits carries the security headers
+// too (test/integration/address-limits.test.ts).
+export const routes = Layer.mergeAll(
+  HealthRoutes,
+  ReadyRoutes,
+  MetricsRoutes,
+  ApiRoutes,
+  PortalRoutesLive,
+  RequestMetricsLive,
+  SecurityHeadersLive,
+  AddressLimitsLive
+)
 
 /** Where a store keeps its data, in a few words: the embedded ones' directory, the servers' addresses. */
 const storesLine = (postgres: PostgresBackend["Service"], clickhouse: ClickHouse["Service"], bus: Bus["Service"]) =>

@@ -10,6 +10,8 @@ import * as Deliverer from "../notifier/Deliverer.ts"
 import * as Poller from "../poller/Poller.ts"
 import * as ReportWorker from "../reports/ReportWorker.ts"
 import { Publisher } from "../platform/Publisher.ts"
+import { ProcessMetricsLive } from "../platform/Metrics.ts"
+import { TracingLive } from "../platform/Tracing.ts"
 
 /**
  * What a serving process runs until stopped: the pollers on `cluster`, the notifier (events matched
@@ -17,6 +19,8 @@ import { Publisher } from "../platform/Publisher.ts"
  * (signals scored again as reports age, official onsets read from the event stream), the pollers' stats log line
  * (`POLLER_STATS_LOG_MS`), and the HTTP server, which gets the pollers' ShardReloads so that API edits
  * reach their shard at once. One Publisher serves the pollers and the API (manual custom sources).
+ * Observability: the process's own metrics (CPU, memory, event-loop delay) beside everyone's, served at
+ * `/metrics`; traces over OTLP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (TracingLive, provided to all).
  */
 export const serve = <E, R>(cluster: Layer.Layer<Sharding.Sharding, E, R>) =>
   Layer.launch(Layer.mergeAll(
@@ -27,5 +31,6 @@ export const serve = <E, R>(cluster: Layer.Layer<Sharding.Sharding, E, R>) =>
     Deliverer.serviceLayer,
     Consumer.layer,
     ReportWorker.layer,
-    CrowdWorker.layer.pipe(Layer.provide(crowdReportsLayer))
-  ).pipe(Layer.provide(Publisher.layer)))
+    CrowdWorker.layer.pipe(Layer.provide(crowdReportsLayer)),
+    ProcessMetricsLive
+  ).pipe(Layer.provide(Publisher.layer), Layer.provide(TracingLive)))

@@ -4,6 +4,7 @@ import * as Os from "node:os"
 import { ackPurpose } from "../domain/api/Alerts.ts"
 import { decodeStreamEvent, type StreamEvent } from "../domain/Event.ts"
 import { Bus } from "../platform/Bus.ts"
+import * as Metrics from "../platform/Metrics.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { RedisKeys } from "../platform/RedisKeys.ts"
 import { escalateDue, flushDueGroups, type LinkContext, releaseHeld } from "./AlertStore.ts"
@@ -89,7 +90,12 @@ const consumerLoop = Layer.effectDiscard(Effect.gen(function*() {
       }
     }
     const outcomes = yield* enqueueEvents(events, context)
-    if (outcomes.some((o) => o.includes("alert"))) yield* wakeup.wake
+    Metrics.count(Metrics.notifierEvents, { outcome: "handled" }, events.length)
+    if (entries.length > events.length) Metrics.count(Metrics.notifierEvents, { outcome: "malformed" }, entries.length - events.length)
+    let alerts = 0
+    for (const o of outcomes) for (const outcome of o) if (outcome === "alert") alerts++
+    if (alerts > 0) Metrics.count(Metrics.alertsMade, {}, alerts)
+    if (alerts > 0) yield* wakeup.wake
     if (entries.length > 0) yield* bus.xack(RedisKeys.events, group, entries.map((e) => e.id))
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("event handling failed; retrying", cause).pipe(Effect.andThen(Effect.sleep("1 second")))))
   yield* round.pipe(Effect.forever, Effect.forkScoped)

@@ -1,5 +1,6 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schedule } from "effect"
 import type { ChannelType } from "../domain/Channel.ts"
+import * as Metrics from "../platform/Metrics.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import * as InvitationMailer from "./InvitationMailer.ts"
 import { Wakeup } from "./Wakeup.ts"
@@ -24,6 +25,12 @@ const attemptTimeoutMs = 10_000
  */
 const attempt = Effect.fn("Deliverer.attempt")(function*(outbox: Outbox["Service"], senders: Readonly<Record<ChannelType, Sender>>, claimed: Claimed, publicUrl: string) {
   const destination = claimed.destination
+  yield* Effect.annotateCurrentSpan({
+    "statusgrid.delivery.id": claimed.id,
+    "statusgrid.delivery.attempt": claimed.attempts,
+    "statusgrid.event.type": claimed.event_type,
+    "statusgrid.channel.type": destination?.type ?? "unusable"
+  })
   if (destination === undefined) {
     return { result: { ok: false, status: 0, retryable: false, error: claimed.unusable } satisfies SendResult, ms: 0 }
   }
@@ -80,6 +87,9 @@ export const layer = Layer.effectDiscard(Effect.gen(function*() {
         for (const [i, queued] of queue.entries()) {
           const c = thread === undefined ? queued : { ...queued, thread_ts: thread }
           const { ms, result } = yield* attempt(outbox, senders, c, config.publicUrl)
+          const channel = c.destination?.type ?? "unusable"
+          Metrics.count(Metrics.deliveries, { channel, outcome: result.ok ? "delivered" : result.retryable ? "retryable_error" : "failed" })
+          Metrics.observe(Metrics.deliverySeconds, { channel }, ms / 1000)
           done.push({ claimed: c, result, durationMs: ms })
           const next = threadAfter(c, result)
           if (next !== undefined) thread = next
@@ -94,6 +104,18 @@ export const layer = Layer.effectDiscard(Effect.gen(function*() {
     if (claimed.length === 0) yield* wakeup.wait(config.pollMs)
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("delivery round failed", cause).pipe(Effect.andThen(Effect.sleep("1 second")))))
   yield* round.pipe(Effect.forever, Effect.forkScoped)
+  // The outbox's depth for the metrics, every 5 s (a scrape reads the last figures, never the database).
+  const depth = { pending: 0, sending: 0 }
+  yield* Metrics.gauges([
+    [Metrics.outboxDepth, { status: "pending" }, () => depth.pending],
+    [Metrics.outboxDepth, { status: "sending" }, () => depth.sending]
+  ])
+  yield* outbox.depth.pipe(
+    Effect.tap((now) => Effect.sync(() => Object.assign(depth, now))),
+    Effect.catchCause(() => Effect.void),
+    Effect.repeat(Schedule.spaced("5 seconds")),
+    Effect.forkScoped
+  )
 }))
 
 /**

@@ -154,6 +154,8 @@ export class Outbox extends Context.Service<Outbox, {
    * its reservation. Returns why not when the plan's allowance has no room.
    */
   reserveSms(claimed: Claimed, messages: number): Effect.Effect<string | undefined>
+  /** Deliveries waiting (`pending`) and claimed (`sending`), for the metrics; read through the partial index of open deliveries. */
+  readonly depth: Effect.Effect<{ readonly pending: number; readonly sending: number }>
 }>()("statusgrid/notifier/Outbox") {
   static readonly layer = Layer.effect(
     Outbox,
@@ -280,12 +282,22 @@ export class Outbox extends Context.Service<Outbox, {
           return undefined
         })).pipe(Effect.orDie)
 
+      const depth = sql<{ status: string; n: number }>`
+        SELECT status, count(*)::int AS n FROM deliveries WHERE status IN ('pending', 'sending') GROUP BY status`.pipe(
+        Effect.map((rows) => ({
+          pending: rows.find((r) => r.status === "pending")?.n ?? 0,
+          sending: rows.find((r) => r.status === "sending")?.n ?? 0
+        })),
+        Effect.orDie
+      )
+
       return Outbox.of({
         claim,
         record: (claimed, result, durationMs) => recordAll([{ claimed, result, durationMs }]),
         recordAll,
         release,
-        reserveSms
+        reserveSms,
+        depth
       })
     })
   )

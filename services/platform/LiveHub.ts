@@ -1,6 +1,7 @@
 import { type Cause, Config, Context, Deferred, Effect, Layer, Queue, Schema, type Scope, Stream } from "effect"
 import { decodeDelta, type Delta } from "../domain/Event.ts"
 import { Bus } from "./Bus.ts"
+import * as Metrics from "./Metrics.ts"
 import { RedisKeys } from "./RedisKeys.ts"
 
 /**
@@ -89,6 +90,7 @@ export class LiveHub extends Context.Service<LiveHub, {
         ended: boolean
       }
       const subscribers = new Set<Subscriber>()
+      yield* Metrics.gauges([[Metrics.liveClients, {}, () => subscribers.size]])
       let seq = 0
       let received = 0
       let malformed = 0

@@ -7,6 +7,7 @@ import { Bus, type BusError } from "./Bus.ts"
 import { RedisKeys } from "./RedisKeys.ts"
 import { writeEvent } from "./EventStream.ts"
 import * as Handover from "./Handover.ts"
+import * as Metrics from "./Metrics.ts"
 
 /** Changes the drain applies at once (of distinct sources and monitors). */
 const drainBatch = 64
@@ -111,6 +112,10 @@ export class Publisher extends Context.Service<Publisher, {
       let lives = new Map<string, MonitorChecked>()
       const wake = yield* Queue.sliding<void>(1)
       let failingSince: number | null = null
+      yield* Metrics.gauges([
+        [Metrics.publishBacklog, { where: "memory" }, () => queue.size().memory],
+        [Metrics.publishBacklog, { where: "spilled" }, () => queue.size().spilled]
+      ])
 
       const liveFields = (check: MonitorChecked) => ({
         state: check.state,
@@ -215,6 +220,9 @@ export class Publisher extends Context.Service<Publisher, {
           }
         }
         progress.set(change, steps.length)
+        Metrics.count(Metrics.changesPublished, { kind: change.kind })
+        const events = change.kind === "monitor" ? change.check.events.length : change.events.length
+        if (events > 0) Metrics.count(Metrics.eventsPublished, {}, events)
         return undefined
       })
       let attempt = 0
@@ -231,6 +239,7 @@ export class Publisher extends Context.Service<Publisher, {
         attempt = 0
       })
       const refused = Effect.fnUntraced(function*(cause: Cause.Cause<unknown>) {
+        Metrics.count(Metrics.publishFailures, {})
         const now = yield* Clock.currentTimeMillis
         if (failingSince === null) {
           failingSince = now

@@ -67,7 +67,7 @@ export const makeMonitorCheck = Effect.fn("MonitorCheck.make")(function*(hooks: 
         first_byte_ms: outcome.phases.first_byte_ms,
         tls_days_left: outcome.tls?.days_left ?? null
       }])
-      stats.check(outcome.status === "down" ? "failed" : "fresh", started - plannedDue)
+      stats.check("monitor", outcome.status === "down" ? "failed" : "fresh", started - plannedDue)
       // The state moves only once its change is handed over to the bus; refused, the next check steps from
       // the same state again and finds the change anew.
       yield* publisher.monitorChecked({
@@ -91,11 +91,12 @@ export const makeMonitorCheck = Effect.fn("MonitorCheck.make")(function*(hooks: 
         tls_valid_to: outcome.tls?.valid_to ?? null,
         tls_issuer: outcome.tls?.issuer ?? null
       })
-      if (next.state !== previous.state) stats.changed()
+      if (next.state !== previous.state) stats.changed("monitor")
     },
     (effect, entry) =>
       effect.pipe(
-        Effect.catchCause((cause) => Effect.logWarning("monitor check failed", cause).pipe(Effect.annotateLogs({ monitor: entry.monitor.id })))
+        Effect.catchCause((cause) => Effect.logWarning("monitor check failed", cause).pipe(Effect.annotateLogs({ monitor: entry.monitor.id }))),
+        Effect.withSpan("check.monitor", { root: true, kind: "internal", attributes: { "statusgrid.monitor.id": entry.monitor.id } })
       )
   )
 })

@@ -1,4 +1,5 @@
 import { Context, Effect, Layer } from "effect"
+import * as Metrics from "../platform/Metrics.ts"
 
 export interface PollerStatsSnapshot {
   /** checks since the last reset */
@@ -23,10 +24,13 @@ const window = 200_000
 const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
 
-/** Counters of this process's pollers, for /metrics, logs and the benchmark. */
+/**
+ * Counters of this process's pollers, for logs and the benchmark; each figure also goes to the
+ * process's metrics (services/platform/Metrics.ts), which `/metrics` serves.
+ */
 export class PollerStats extends Context.Service<PollerStats, {
-  check(outcome: "fresh" | "not_modified" | "failed", lagMs: number): void
-  changed(): void
+  check(kind: Metrics.CheckKind, outcome: Metrics.CheckOutcome, lagMs: number): void
+  changed(kind: Metrics.CheckKind): void
   sources(shard: number, count: number): void
   shardStarted(): void
   /** the shard stopped here (moved to another runner, or the runner stops): its sources no longer count */
@@ -36,7 +40,7 @@ export class PollerStats extends Context.Service<PollerStats, {
   /** the snapshot, then reset, at once: no check falls between the two */
   readonly drain: Effect.Effect<PollerStatsSnapshot>
 }>()("statusgrid/poller/PollerStats") {
-  static readonly layer = Layer.sync(PollerStats, () => {
+  static readonly layer = Layer.effect(PollerStats, Effect.gen(function*() {
     let checks = 0
     let checksSinceStart = 0
     let failures = 0
@@ -48,6 +52,14 @@ export class PollerStats extends Context.Service<PollerStats, {
     let filled = 0
     let next = 0
     const perShard = new Map<number, number>()
+    yield* Metrics.gauges([
+      [Metrics.shards, {}, () => perShard.size],
+      [Metrics.scheduled, {}, () => {
+        let total = 0
+        for (const count of perShard.values()) total += count
+        return total
+      }]
+    ])
     const read = (): PollerStatsSnapshot => {
       const sorted = Array.from(lags.subarray(0, filled)).toSorted((a, b) => a - b)
       return {
@@ -67,7 +79,9 @@ export class PollerStats extends Context.Service<PollerStats, {
       lags = new Float64Array(window)
     }
     return PollerStats.of({
-      check: (outcome, lagMs) => {
+      check: (kind, outcome, lagMs) => {
+        Metrics.count(Metrics.checks, { kind, outcome })
+        Metrics.observe(Metrics.scheduleLag, { kind }, Math.max(0, lagMs) / 1000)
         checks++
         checksSinceStart++
         if (outcome === "failed") failures++
@@ -77,16 +91,19 @@ export class PollerStats extends Context.Service<PollerStats, {
         next = (next + 1) % window
         if (filled < window) filled++
       },
-      changed: () => {
+      changed: (kind) => {
+        Metrics.count(Metrics.statusChanges, { kind })
         changes++
       },
       sources: (shard, count) => {
         perShard.set(shard, count)
       },
       shardStarted: () => {
+        Metrics.count(Metrics.shardStarts, {})
         shardStarts++
       },
       shardStopped: (shard) => {
+        Metrics.count(Metrics.shardStops, {})
         perShard.delete(shard)
       },
       snapshot: Effect.sync(read),
@@ -97,7 +114,7 @@ export class PollerStats extends Context.Service<PollerStats, {
         return snapshot
       })
     })
-  })
+  }))
 }
 
 /**

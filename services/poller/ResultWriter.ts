@@ -3,6 +3,7 @@ import type { Scope } from "effect"
 import * as Path from "node:path"
 import { CheckResultRow } from "../domain/CheckResult.ts"
 import { ClickHouse } from "../platform/ClickHouse.ts"
+import * as Metrics from "../platform/Metrics.ts"
 import { type Batch, RowBuffer, type Spilled } from "./ResultWriter/Buffer.ts"
 import { defaults, optionsFromConfig, type ResultWriterOptions, type WriterStats } from "./ResultWriter/Options.ts"
 import * as Spill from "./ResultWriter/Spill.ts"
@@ -158,6 +159,11 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
 
   /** Something to insert (a batch sealed, or a first row that starts the flush timer). Sticky, so never missed. */
   const wake = yield* Queue.sliding<void>(1)
+  yield* Metrics.gauges([
+    [Metrics.bufferedRows, { table }, () => buf.buffered],
+    [Metrics.spillRows, { table }, () => buf.spilledRows],
+    [Metrics.spillFiles, { table }, () => buf.spilled.length]
+  ])
   /** Cuts a retry backoff short: `flush` and shutdown. */
   const urgent = yield* Queue.sliding<void>(1)
   /** Completed (and replaced) whenever rows leave memory or disk; `flush` waits on it. */
@@ -269,15 +275,21 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
    * One insert; `true` when it succeeded. Any failure (ClickHouseError, timeout, defect) counts.
    * `token` makes a repeated attempt harmless: an attempt that timed out may have landed.
    */
-  const attempt = (rows: ReadonlyArray<Row>, token: string): Effect.Effect<boolean> =>
-    Effect.suspend(() => {
+  const attempt = (rows: ReadonlyArray<Row>, token: string): Effect.Effect<boolean> => {
+    let started = 0
+    return Effect.suspend(() => {
       troubleSince ??= clock.currentTimeMillisUnsafe()
+      started = performance.now()
       return ch.insert(table, rows as ReadonlyArray<Record<string, unknown>>, { token })
     }).pipe(
       Effect.timeout(insertTimeout),
       Effect.exit,
       Effect.flatMap((exit) => {
+        const outcome = Exit.isSuccess(exit) ? "ok" : "failed"
+        Metrics.observe(Metrics.insertSeconds, { table, outcome }, (performance.now() - started) / 1000)
         if (Exit.isSuccess(exit)) {
+          Metrics.observe(Metrics.batchRows, { table }, rows.length)
+          Metrics.count(Metrics.rowsWritten, { table }, rows.length)
           troubleSince = undefined
           writtenRows += rows.length
           writtenBatches++
@@ -289,9 +301,11 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
           )
         }
         if (Cause.hasInterruptsOnly(exit.cause)) return Effect.interrupt
+        Metrics.count(Metrics.insertFailures, { table })
         return recordFailure(exit.cause).pipe(Effect.as(false))
       })
     )
+  }
 
   /**
    * Inserts until it succeeds ("written"), the writer starts closing ("closing"), or, for a memory

@@ -174,7 +174,7 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
       }
       yield* writer.write([rowOf(entry, snapshot, at, latency, httpStatus, bytes, error)])
       // Counted once its rows are accepted, so a flush after reading the count covers every counted check.
-      stats.check(failed !== null || snapshot === undefined ? "failed" : httpStatus === 304 ? "not_modified" : "fresh", started - plannedDue)
+      stats.check("source", failed !== null || snapshot === undefined ? "failed" : httpStatus === 304 ? "not_modified" : "fresh", started - plannedDue)
       hooks.marked({ key: entry.source.key, checkedAt: at, error: error === "" ? null : error })
       if (snapshot === undefined) return
       // All documents unchanged (304): the same snapshot, no need to fingerprint it again.
@@ -200,12 +200,18 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
       entry.last = snapshot
       entry.since = observation.since
       entry.lastFingerprint = print
-      stats.changed()
+      stats.changed("source")
       hooks.changed({ source: entry.source, snapshot, since: observation.since, at })
     },
     (effect, entry) =>
       effect.pipe(
-        Effect.catchCause((cause) => Effect.logWarning("check failed", cause).pipe(Effect.annotateLogs({ source: entry.source.key })))
+        Effect.catchCause((cause) => Effect.logWarning("check failed", cause).pipe(Effect.annotateLogs({ source: entry.source.key }))),
+        // Each check is one trace: the upstream requests and the writes are its spans.
+        Effect.withSpan("check.source", {
+          root: true,
+          kind: "internal",
+          attributes: { "statusgrid.source.key": entry.source.key, "statusgrid.source.provider": entry.source.provider_type ?? "" }
+        })
       )
   )
 
@@ -220,7 +226,7 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
         const backoffMs = Math.min(entry.intervalMs * 2 ** Math.min(entry.detectFailures - 1, 10), 3_600_000)
         hooks.retryAt(entry.source.key, now + backoffMs)
         hooks.marked({ key: entry.source.key, checkedAt: new Date(now), error: `detection failed: ${found.failure.message}` })
-        stats.check("failed", now - plannedDue)
+        stats.check("source", "failed", now - plannedDue)
         return
       }
       const adapter = adapterFor(found.success.provider)

@@ -93,9 +93,9 @@ export const runCli = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
   })
 
 /** A real `statusgrid start` on embedded stores in a fresh data directory, on 127.0.0.1; `stop` also removes the directory. */
-export const startEmbedded = async (extra: Record<string, string> = {}): Promise<Running> => {
+export const startEmbedded = async (extra: Record<string, string> = {}, args: ReadonlyArray<string> = ["start"]): Promise<Running> => {
   const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-embedded-"))
-  const running = await startService(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), HOST: "127.0.0.1", ...extra }))
+  const running = await startService(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), HOST: "127.0.0.1", ...extra }), 60_000, args)
   return {
     ...running,
     stop: async () => {
@@ -112,8 +112,8 @@ export const embeddedServers = () => {
   afterAll(async () => {
     for (const server of servers) await server.stop()
   }, 60_000)
-  return async (extra: Record<string, string> = {}) => {
-    const running = await startEmbedded(extra)
+  return async (extra: Record<string, string> = {}, args: ReadonlyArray<string> = ["start"]) => {
+    const running = await startEmbedded(extra, args)
     servers.push(running)
     return running
   }
