@@ -1,3 +1,4 @@
+import type { OidcFailureReason } from "#services/identity/Oidc.ts"
 import { isSecure, safeNext } from "../../lib/session.server.ts"
 
 /**
@@ -53,4 +54,23 @@ export const callbackUrl = (request: Request, provider: string) => {
   const url = new URL(request.url)
   const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host") ?? url.host
   return `${isSecure(request) ? "https:" : url.protocol}//${host}/signin/${encodeURIComponent(provider)}/callback`
+}
+
+const providerNames: Readonly<Record<string, string>> = { google: "Google", microsoft: "Microsoft" }
+
+/** How the pages name the provider of this id. */
+export const providerName = (id: string) => providerNames[id] ?? id
+
+/** What the person is told when a sign-in through a provider fails (Oidc's OidcSignInFailed `reason`; the details go to the log). */
+export const failureMessage = (reason: OidcFailureReason, provider: string): string => {
+  switch (reason) {
+    case "unreachable":
+      return `${provider} could not be reached. Try again, or sign in with your password.`
+    case "refused":
+      return `${provider} would not complete this sign-in. Start again.`
+    case "unverified":
+      return `${provider}'s answer could not be verified.`
+    case "tenant":
+      return "Accounts of your Microsoft organization cannot sign in here. An administrator of this statusgrid can allow it."
+  }
 }
