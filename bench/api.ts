@@ -8,6 +8,7 @@ import { ApiRoutes, routerConfig } from "../services/api/ApiHttp.ts"
 import { Publisher } from "../services/platform/Publisher.ts"
 import * as Catalog from "../services/catalog/Catalog.ts"
 import { ApiKeys } from "../services/orgs/ApiKeys.ts"
+import { SecretBox } from "../services/platform/SecretBox.ts"
 import { Organizations } from "../services/orgs/Organizations.ts"
 import * as Migrations from "../services/platform/Migrations.ts"
 
@@ -142,7 +143,7 @@ export const runApiBench = Effect.fn("bench.api")(function*(options: ApiBenchOpt
 export const apiBenchServer = Layer.mergeAll(
   HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }),
   Organizations.layer,
-  ApiKeys.layer
+  ApiKeys.layer.pipe(Layer.provide(SecretBox.layer))
 ).pipe(
   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
   // The API publishes manual custom-source changes through the process's Publisher.

@@ -8,6 +8,7 @@ import { createInterface } from "node:readline"
 import { ApiRoutes, routerConfig } from "../services/api/ApiHttp.ts"
 import type { Snapshot } from "../services/domain/Snapshot.ts"
 import { ApiKeys } from "../services/orgs/ApiKeys.ts"
+import { SecretBox } from "../services/platform/SecretBox.ts"
 import { Organizations } from "../services/orgs/Organizations.ts"
 import { LiveHub } from "../services/platform/LiveHub.ts"
 import * as Migrations from "../services/platform/Migrations.ts"
@@ -158,7 +159,7 @@ export const runPortalLiveBench = Effect.fn("bench.portalLive")(function*(option
 export const portalLiveBenchServer = Layer.mergeAll(
   HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }),
   Organizations.layer,
-  ApiKeys.layer
+  ApiKeys.layer.pipe(Layer.provide(SecretBox.layer))
 ).pipe(
   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
   Layer.provideMerge(LiveHub.layer),

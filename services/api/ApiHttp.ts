@@ -7,6 +7,7 @@ import { ApiErrors, type ErrorBody, InternalError, InvalidParameter, PayloadTooL
 import { maxFilterKeys, maxLimit, maxSearchLength } from "../domain/api/Sources.ts"
 import { CategoryId } from "../domain/Source.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
 import { CrowdHttp } from "./Crowd/http.ts"
 import { CustomSourcesHttp } from "./CustomSources/http.ts"
 import { AlertsHttp } from "./Alerts/http.ts"
@@ -147,6 +148,8 @@ const groups = Layer.mergeAll(
 ).pipe(
   Layer.provide(OrgAuthLive),
   Layer.provide(Layer.mergeAll(ApiKeys.layer, RateLimiter.layer)),
+  // API keys are keyed hashes under the secrets key (services/orgs/ApiKeys.ts)
+  Layer.provide(SecretBox.layer),
   Layer.provide(ApiErrorsLive)
 )
 

@@ -9,6 +9,7 @@ import { Sessions } from "../identity/Sessions.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
 import { LiveTargets, type StackRef } from "../orgs/LiveTargets.ts"
 import { type LiveFilter, LiveHub, type LiveMessage } from "../platform/LiveHub.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
 import { keyLimitMessage, rateLimitedResponse } from "./RateLimited.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 
@@ -196,7 +197,8 @@ export const LiveStreamRoutes = HttpRouter.use(Effect.fn(function*(router) {
  * reuses that instance; otherwise the routes build their own.
  */
 export const LiveRoutes = LiveStreamRoutes.pipe(
-  Layer.provide(Layer.mergeAll(LiveHub.layer, LiveTargets.layer, ApiKeys.layer, RateLimiter.layer, Sessions.layer))
+  Layer.provide(Layer.mergeAll(LiveHub.layer, LiveTargets.layer, ApiKeys.layer, RateLimiter.layer, Sessions.layer)),
+  Layer.provide(SecretBox.layer)
 )
 
 /**

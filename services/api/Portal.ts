@@ -28,7 +28,7 @@ import { Stacks } from "../orgs/Stacks.ts"
 import { TvLinks } from "../orgs/TvLinks.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { compressResponse, makeAssetCache } from "./Compression.ts"
-import { makeNonce, portalContentSecurityPolicy } from "./SecurityHeaders.ts"
+import { frameAncestorsHeader, frameAncestorsOf, makeNonce, portalContentSecurityPolicy } from "./SecurityHeaders.ts"
 import { MaintenanceCalendar } from "../orgs/MaintenanceCalendar.ts"
 import { MaintenanceWindows } from "../orgs/MaintenanceWindows.ts"
 import { nonceHeader, type PortalHandler, type PortalRuntime, type PortalServices } from "./PortalServices.ts"
@@ -160,8 +160,13 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
       headers.set(nonceHeader, nonce)
       const request = new Request(received, { headers })
       return handler.then((p) => p.handle(request, runtime)).then((response) => {
+        // Where the page may be framed, if its organization allows it (TV link and share pages): the
+        // page's own header, never sent on (services/api/SecurityHeaders.ts, `frameAncestorsHeader`).
+        const framing = response.headers.get(frameAncestorsHeader)
+        if (framing !== null) response.headers.delete(frameAncestorsHeader)
+        const frameAncestors = frameAncestorsOf(framing)
         if (response.headers.get("content-type")?.startsWith("text/html") === true) {
-          response.headers.set("content-security-policy", portalContentSecurityPolicy(nonce))
+          response.headers.set("content-security-policy", portalContentSecurityPolicy(nonce, frameAncestors))
         }
         return compressResponse(request, withStatusText(response))
       })

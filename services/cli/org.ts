@@ -6,6 +6,7 @@ import { ApiKeys } from "../orgs/ApiKeys.ts"
 import { Organizations } from "../orgs/Organizations.ts"
 import * as Migrations from "../platform/Migrations.ts"
 import * as Postgres from "../platform/Postgres.ts"
+import { SecretBox } from "../platform/SecretBox.ts"
 import * as Stores from "../platform/Stores.ts"
 
 const create = Command.make(
@@ -21,7 +22,7 @@ const create = Command.make(
     const key = yield* ApiKeys.use((k) => k.issue(id, "created by statusgrid org create", "admin"))
     // The key is printed once and stored only as a hash.
     yield* Console.log(JSON.stringify({ organization: { id, slug, name, plan }, admin_api_key: key }))
-  }, Effect.provide(Layer.mergeAll(Organizations.layer, ApiKeys.layer).pipe(Layer.provideMerge(Stores.layer))))
+  }, Effect.provide(Layer.mergeAll(Organizations.layer, ApiKeys.layer).pipe(Layer.provide(SecretBox.layer), Layer.provideMerge(Stores.layer))))
 ).pipe(Command.withDescription(
   "Create an organization and print an Admin API key for it (once). With embedded stores, run it while statusgrid is stopped"
 ))

@@ -1,11 +1,12 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { Conflict, type Forbidden, type InvalidParameter, NotFound } from "../domain/api/Errors.ts"
+import { Conflict, Forbidden, type InvalidParameter, NotFound } from "../domain/api/Errors.ts"
 import { PlanId } from "../domain/Organization.ts"
-import type { AuditEntry, Organization } from "../domain/api/Organization.ts"
+import type { AuditEntry, Organization, OrganizationSettingsUpdate } from "../domain/api/Organization.ts"
+import { can } from "../domain/Permissions.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { requirePermission } from "./Access.ts"
-import { recordOperatorAudit } from "./Audit.ts"
+import { recordAudit, recordOperatorAudit } from "./Audit.ts"
 import { rowsOf, TextArrayColumn } from "../platform/Rows.ts"
 import { countRows, PlanLimit } from "./Limits.ts"
 import { cursorAt, listPage, type PageRequest } from "./Paging.ts"
@@ -25,8 +26,10 @@ const decodeOrganizations = rowsOf("organizations", Schema.Struct({
   max_users: Schema.NullOr(Schema.Number),
   max_rules: Schema.NullOr(Schema.Number),
   max_custom_sources: Schema.NullOr(Schema.Number),
-  max_channels_per_rule: Schema.NullOr(Schema.Number)
+  max_channels_per_rule: Schema.NullOr(Schema.Number),
+  frame_ancestors: TextArrayColumn(Schema.String)
 }))
+const frameAncestorRows = rowsOf("organizations", Schema.Struct({ frame_ancestors: TextArrayColumn(Schema.String) }))
 const organizationsIdRows = rowsOf("organizations", Schema.Struct({ id: Schema.String }))
 const organizationsIdPlanIdRows = rowsOf("organizations", Schema.Struct({
   id: Schema.String,
@@ -73,6 +76,16 @@ export class Organizations extends Context.Service<Organizations, {
   get(principal: Principal): Effect.Effect<Organization>
   /** The operator (`operator`: who ran the command) moves the organization `slug` to `plan`; audited as the operator. */
   setPlanAsOperator(slug: string, plan: PlanId, operator: string): Effect.Effect<Organization, NotFound>
+  /**
+   * Changes the organization's settings (Admin: who may reach the organization's pages follows "Invite
+   * members"); audited as `organization.updated`. The input is decoded by `OrganizationSettingsUpdate` (`PATCH /organization/settings`).
+   */
+  updateSettings(principal: Principal, input: OrganizationSettingsUpdate): Effect.Effect<Organization, Forbidden>
+  /**
+   * The origins allowed to frame the organization's TV links and share pages (the pages' CSP
+   * `frame-ancestors`, services/api/SecurityHeaders.ts); empty for an unknown organization.
+   */
+  frameAncestors(organizationId: string): Effect.Effect<ReadonlyArray<string>>
   /** The audit log, oldest first; `filter` narrows it (the portal's audit page: actor, record type, dates). */
   auditLog(principal: Principal, page: PageRequest, filter?: AuditFilter): Effect.Effect<Page<AuditEntry>, Forbidden | InvalidParameter>
 }>()("statusgrid/orgs/Organizations") {
@@ -94,7 +107,7 @@ export class Organizations extends Context.Service<Organizations, {
 
       const byId = Effect.fn("Organizations.byId")(function*(organizationId: string) {
         const [row] = yield* sql`
-          SELECT o.id, o.slug, o.name, o.plan_id, o.created_at, p.channel_types, p.max_stacks, p.max_components, p.max_monitors,
+          SELECT o.id, o.slug, o.name, o.plan_id, o.created_at, o.frame_ancestors, p.channel_types, p.max_stacks, p.max_components, p.max_monitors,
             p.max_users, p.max_rules, coalesce(o.custom_sources_limit, p.max_custom_sources) AS max_custom_sources,
             p.max_channels_per_rule
           FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = ${organizationId}::uuid`.pipe(Effect.flatMap(decodeOrganizations), Effect.orDie)
@@ -117,6 +130,7 @@ export class Organizations extends Context.Service<Organizations, {
             ...(Object.fromEntries(used) as Record<(typeof used)[number][0], { limit: number | null; used: number }>),
             max_channels_per_rule: row!.max_channels_per_rule
           },
+          frame_ancestors: [...row!.frame_ancestors],
           created_at: row!.created_at.toISOString()
         } satisfies Organization
       })
@@ -139,6 +153,36 @@ export class Organizations extends Context.Service<Organizations, {
           })
         })).pipe(Effect.provideService(SqlClient, sql), Effect.orDie)
         return yield* byId(found.id)
+      })
+
+      const updateSettings = Effect.fn("Organizations.updateSettings")(function*(principal: Principal, input: OrganizationSettingsUpdate) {
+        if (!can(principal.role, "members.manage")) {
+          return yield* new Forbidden({ message: `the ${principal.role} role cannot change the organization's settings (Admin only)` })
+        }
+        if (input.frame_ancestors !== undefined) {
+          const frameAncestors = [...input.frame_ancestors]
+          yield* sql.withTransaction(Effect.gen(function*() {
+            const [before] = yield* sql`
+              SELECT frame_ancestors FROM organizations WHERE id = ${principal.organization_id}::uuid FOR UPDATE`.pipe(Effect.flatMap(frameAncestorRows))
+            yield* sql`
+              UPDATE organizations SET frame_ancestors = ${frameAncestors}::text[], updated_at = now()
+              WHERE id = ${principal.organization_id}::uuid`
+            yield* recordAudit(principal, {
+              action: "organization.updated",
+              entity_type: "organization",
+              entity_id: principal.organization_id,
+              before: { frame_ancestors: before?.frame_ancestors ?? [] },
+              after: { frame_ancestors: frameAncestors }
+            })
+          })).pipe(Effect.provideService(SqlClient, sql), Effect.orDie)
+        }
+        return yield* byId(principal.organization_id)
+      })
+
+      const frameAncestors = Effect.fn("Organizations.frameAncestors")(function*(organizationId: string) {
+        const [row] = yield* sql`
+          SELECT frame_ancestors FROM organizations WHERE id = ${organizationId}::uuid`.pipe(Effect.flatMap(frameAncestorRows), Effect.orDie)
+        return row?.frame_ancestors ?? []
       })
 
       const auditLog = Effect.fn("Organizations.auditLog")(function*(principal: Principal, page: PageRequest, filter: AuditFilter = {}) {
@@ -182,7 +226,7 @@ export class Organizations extends Context.Service<Organizations, {
         }).pipe(Effect.provideService(SqlClient, sql))
       })
 
-      return Organizations.of({ create, get, setPlanAsOperator, auditLog })
+      return Organizations.of({ create, get, setPlanAsOperator, updateSettings, frameAncestors, auditLog })
     })
   )
 }

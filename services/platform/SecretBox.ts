@@ -1,5 +1,5 @@
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 
@@ -72,6 +72,17 @@ const signWith = (key: Uint8Array, purpose: string, data: string) => {
   return createHmac("sha256", macKey).update(data).digest("base64url")
 }
 
+/** What a keyed hash is for: one purpose per column that holds such hashes. */
+export type HashPurpose = "api key"
+
+/**
+ * The HMAC key of keyed hashes for `purpose`: HKDF-SHA-256 of the secrets key (no salt: the secrets
+ * key is 32 random bytes), info `statusgrid keyed hash v1 <purpose>`. Exported for the tests, which
+ * recompute a stored hash from the secrets key alone.
+ */
+export const hashKeyOf = (key: Uint8Array, purpose: HashPurpose): Buffer =>
+  Buffer.from(hkdfSync("sha256", key, Buffer.alloc(0), `statusgrid keyed hash v1 ${purpose}`, 32))
+
 const cannotOpen = (detail: string) => new SecretBoxError({ message: `cannot decrypt a stored secret: ${detail}` })
 
 /**
@@ -99,11 +110,27 @@ export class SecretBox extends Context.Service<SecretBox, {
   sign(purpose: string, data: string): string
   /** Whether `signature` is `sign(purpose, data)` under the current or the previous key, compared in constant time. */
   verify(purpose: string, data: string, signature: string): boolean
+  /**
+   * HMAC-SHA-256 of `data` (hex) under the key `hashKeyOf(secrets key, purpose)`, for each configured
+   * secrets key: the current one first, then `SECRETS_KEY_PREVIOUS`'s, each with the id of the secrets
+   * key it came from. For values stored only as a hash and looked up by it (API keys): a database dump
+   * without the secrets key cannot test a guess.
+   */
+  keyedHashes(purpose: HashPurpose, data: string): ReadonlyArray<{ readonly keyId: string; readonly hash: string }>
 }>()("statusgrid/platform/SecretBox") {
   /** A box sealing under `key`, opening under `key` and `previous` (rotation). */
   static readonly fromKey = (key: Uint8Array, previous?: Uint8Array) => {
     const keys = [key, ...(previous === undefined ? [] : [previous])].map((k) => ({ key: k, id: keyIdOf(k) }))
     const current = keys[0]!
+    const hashKeys = new Map<HashPurpose, ReadonlyArray<{ readonly keyId: string; readonly key: Buffer }>>()
+    const hashKeysFor = (purpose: HashPurpose) => {
+      let derived = hashKeys.get(purpose)
+      if (derived === undefined) {
+        derived = keys.map((k) => ({ keyId: k.id.toString("hex"), key: hashKeyOf(k.key, purpose) }))
+        hashKeys.set(purpose, derived)
+      }
+      return derived
+    }
     const seal = (plaintext: string, binding: SecretBinding) => {
       const header = Buffer.concat([Buffer.from([version]), current.id])
       const iv = randomBytes(ivBytes)
@@ -171,7 +198,9 @@ export class SecretBox extends Context.Service<SecretBox, {
           if (expected.length === given.length && timingSafeEqual(expected, given)) valid = true
         }
         return valid
-      }
+      },
+      keyedHashes: (purpose, data) =>
+        hashKeysFor(purpose).map((k) => ({ keyId: k.keyId, hash: createHmac("sha256", k.key).update(data).digest("hex") }))
     })
   }
 

@@ -311,6 +311,12 @@ const actions: ReadonlyArray<Action> = [
     fields: (r) => ({ intent: "revoke", id: r["link"]! })
   },
   {
+    name: "tv: who may frame the TV links and share pages",
+    permission: "members.manage",
+    path: () => settings("tv"),
+    fields: () => ({ intent: "framing", frame_ancestors: `https://wall-${randomBytes(4).toString("hex")}.example.com\nhttp://localhost:3000` })
+  },
+  {
     name: "reports: schedule",
     permission: "notifications.manage",
     setup: async () => ({ stack: await fresh.stack() }),

@@ -59,6 +59,8 @@ const portalWays: Readonly<Record<string, PortalWay>> = {
   "GET /api/v1/sources/{key}/crowd/record": { page: "/sources/{catalog}", shows: "in the last 90 days" },
   // The organization, its plan and usage.
   "GET /api/v1/organization": { page: "/settings/{org}/plan", shows: "Pro" },
+  // Where its TV links and share pages may be framed: beside the TV links.
+  "PATCH /api/v1/organization/settings": { page: "/settings/{org}/tv", form: intent("framing") },
   // Team: members, invitations, API keys, audit log.
   "GET /api/v1/members": { page: "/settings/{org}/team", shows: "Bea Member" },
   "PATCH /api/v1/members/{user_id}": { page: "/settings/{org}/team", form: intent("role") },

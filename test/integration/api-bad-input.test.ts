@@ -122,6 +122,7 @@ describe("bad input is never a 500: every write endpoint of the OpenAPI document
         /** A valid body for each write endpoint (and the ids in its path), so that only the part under test is wrong. */
         const valid: Record<string, { readonly path: string; readonly body: () => Record<string, unknown> }> = {
           "post /api/v1/api-keys": { path: "/api-keys", body: bodies.apiKey },
+          "patch /api/v1/organization/settings": { path: "/organization/settings", body: () => ({ frame_ancestors: ["https://wall.example.com"] }) },
           "patch /api/v1/members/{user_id}": { path: `/members/${ids.member}`, body: () => ({ role: "viewer" }) },
           "post /api/v1/invitations": { path: "/invitations", body: bodies.invitation },
           "post /api/v1/stacks": { path: "/stacks", body: bodies.stack },

@@ -1,9 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
 import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
 import { Organizations } from "../../services/orgs/Organizations.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
+import { SecretBox } from "../../services/platform/SecretBox.ts"
 import { freshDatabase } from "../support/stores.ts"
 
 /**
@@ -16,7 +18,9 @@ describe("API key revocation across processes", () => {
       const url = yield* freshDatabase
       const sql = Postgres.layerServer(url, { maxConnections: 2 })
       yield* Migrations.migratePostgres().pipe(Effect.provide(sql))
-      const instance = () => Layer.build(Layer.mergeAll(ApiKeys.layer, Organizations.layer).pipe(Layer.provide(sql), Layer.fresh))
+      // Both processes share the installation's secrets key (API keys are keyed hashes under it).
+      const box = Layer.succeed(SecretBox, SecretBox.fromKey(randomBytes(32)))
+      const instance = () => Layer.build(Layer.mergeAll(ApiKeys.layer, Organizations.layer).pipe(Layer.provide(Layer.merge(sql, box)), Layer.fresh))
       const a = yield* instance()
       const b = yield* instance()
       const keysA = Context.get(a, ApiKeys)

@@ -9,6 +9,7 @@ import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
 import { Organizations } from "../../services/orgs/Organizations.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
+import { SecretBox } from "../../services/platform/SecretBox.ts"
 import { eventsBetween, observe } from "../../services/domain/Changes.ts"
 import { type PolledSource, SourceStore } from "../../services/poller/SourceStore.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
@@ -82,6 +83,8 @@ const world = Effect.gen(function*() {
       VALUES (${page.key}, ${page.name}, 'catalog', 'statuspage_io', ${page.baseUrl}, 'critical', 30)`
     return yield* newTenant("pro")
   }).pipe(Effect.provide(Layer.mergeAll(Organizations.layer, ApiKeys.layer).pipe(
+    // The servers' secrets key: the tenant's API keys are keyed hashes under it.
+    Layer.provide(Layer.succeed(SecretBox, SecretBox.fromKey(Buffer.from(secretsKey, "base64")))),
     Layer.provideMerge(Postgres.layerServer(databaseUrl, { maxConnections: 1 }))
   )))
   return { databaseUrl, sim, key: page.key, redis, hook, target, tenant } satisfies World

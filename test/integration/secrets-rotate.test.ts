@@ -27,12 +27,16 @@ class Database extends Context.Service<Database, string>()("test/secrets-rotate/
 const database = Layer.unwrap(Effect.gen(function*() {
   return Postgres.layerServer(yield* Database, { maxConnections: 4 })
 })).pipe(Layer.provideMerge(Layer.effect(Database, freshDatabase)))
-const TestLayer = Layer.mergeAll(Organizations.layer, ApiKeys.layer, Layer.effectDiscard(Migrations.migratePostgres())).pipe(
-  Layer.provideMerge(database)
-)
-
 const k1 = randomBytes(32)
 const k2 = randomBytes(32)
+
+const TestLayer = Layer.mergeAll(
+  Organizations.layer,
+  ApiKeys.layer.pipe(Layer.provide(Layer.succeed(SecretBox, SecretBox.fromKey(k1)))),
+  Layer.effectDiscard(Migrations.migratePostgres())
+).pipe(
+  Layer.provideMerge(database)
+)
 
 /** The services that seal and open, with this box (keys); the database is the test's. */
 const withBox = (box: SecretBox["Service"]) =>

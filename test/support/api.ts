@@ -15,6 +15,7 @@ import { LiveHub } from "../../services/platform/LiveHub.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { Publisher } from "../../services/platform/Publisher.ts"
+import { SecretBox } from "../../services/platform/SecretBox.ts"
 import { freshDatabase, tempDir, withConfig } from "./stores.ts"
 
 /** Where the API under test listens. */
@@ -52,7 +53,7 @@ export const apiServer = (config: Record<string, string> = {}, bus: Layer.Layer<
     HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }),
     base,
     Organizations.layer,
-    ApiKeys.layer
+    ApiKeys.layer.pipe(Layer.provide(SecretBox.layer))
   ).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(migrated),

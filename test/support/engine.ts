@@ -18,6 +18,7 @@ import { ClickHouse } from "../../services/platform/ClickHouse.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { Publisher } from "../../services/platform/Publisher.ts"
+import { SecretBox } from "../../services/platform/SecretBox.ts"
 import { RedisKeys } from "../../services/platform/RedisKeys.ts"
 import * as Poller from "../../services/poller/Poller.ts"
 import * as Simulator from "../../services/simulator/Server.ts"
@@ -44,7 +45,7 @@ export const api = Layer.mergeAll(HttpRouter.serve(ApiRoutes, { disableListenLog
 )
 
 /** The notifier (rules engine and delivery worker) and the organization services that set tenants up. */
-export const notifier = Layer.mergeAll(Consumer.layer, Deliverer.serviceLayer, Organizations.layer, ApiKeys.layer)
+export const notifier = Layer.mergeAll(Consumer.layer, Deliverer.serviceLayer, Organizations.layer, ApiKeys.layer.pipe(Layer.provide(SecretBox.layer)))
 
 /** PostgreSQL, chDB and the Publisher over the in-process bus, or over the test's Redis (`TEST_REDIS_URL`). */
 export const stores = (name: string, bus: "memory" | "redis") =>

@@ -26,8 +26,8 @@ export const people = { admin: "ada@example.com", member: "bea@example.com", vie
 export interface SettingsWorld {
   readonly server: Running
   readonly org: { readonly id: string; readonly slug: string }
-  /** Runs an effect on the test's own connection to the server's database. */
-  readonly run: <A, E>(effect: Effect.Effect<A, E, SqlClient>) => Promise<A>
+  /** Runs an effect on the test's own connection to the server's database, with the server's secrets key. */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, SqlClient | SecretBox>) => Promise<A>
   readonly close: () => Promise<void>
 }
 
@@ -55,7 +55,8 @@ export const startSettingsWorld = async (extra: Record<string, string> = {}): Pr
   const services = ManagedRuntime.make(
     Layer.mergeAll(Users.layer, Members.layer).pipe(
       Layer.provide(Organizations.layer),
-      Layer.provide(Layer.succeed(SecretBox, SecretBox.fromKey(Buffer.from(secretsKey, "base64")))),
+      // The server's secrets key: API keys issued here (a keyed hash under it) work against the server.
+      Layer.provideMerge(Layer.succeed(SecretBox, SecretBox.fromKey(Buffer.from(secretsKey, "base64")))),
       Layer.provideMerge(Postgres.layerServer(url, { maxConnections: 2 }))
     )
   )

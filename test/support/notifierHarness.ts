@@ -15,6 +15,7 @@ import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { Publisher } from "../../services/platform/Publisher.ts"
+import { SecretBox } from "../../services/platform/SecretBox.ts"
 import { writeEvent } from "../../services/platform/EventStream.ts"
 import { apiBaseLayer, apiClickHouse, call } from "./api.ts"
 import { eventually } from "./eventually.ts"
@@ -94,7 +95,7 @@ export const notifierLayer = (options: NotifierOptions) =>
       Layer.provideMerge(NodeHttpServer.layer(Http.createServer, { port: 0, host: "127.0.0.1" }))
     ),
     Organizations.layer,
-    ApiKeys.layer
+    ApiKeys.layer.pipe(Layer.provide(SecretBox.layer))
   ).pipe(
     Layer.provideMerge(Layer.effectDiscard(Migrations.migratePostgres())),
     Layer.provideMerge(Layer.mergeAll(

@@ -5,7 +5,7 @@ import { CurrentPrincipal } from "../../domain/Principal.ts"
 import { ApiKeys } from "../../orgs/ApiKeys.ts"
 import { Organizations } from "../../orgs/Organizations.ts"
 
-/** Handlers of the `organization` group: the caller's organization, API keys and audit log. */
+/** Handlers of the `organization` group: the caller's organization and its settings, API keys and audit log. */
 export const OrganizationHttpNoDeps = HttpApiBuilder.group(
   Api,
   "organization",
@@ -14,6 +14,7 @@ export const OrganizationHttpNoDeps = HttpApiBuilder.group(
     const keys = yield* ApiKeys
     return handlers.handleAll({
       get: () => CurrentPrincipal.use((p) => organizations.get(p)),
+      updateSettings: ({ payload }) => CurrentPrincipal.use((p) => organizations.updateSettings(p, payload)),
       listApiKeys: ({ query }) => CurrentPrincipal.use((p) => keys.list(p, query)),
       createApiKey: ({ payload }) => CurrentPrincipal.use((p) => keys.create(p, payload)),
       revokeApiKey: ({ params }) => CurrentPrincipal.use((p) => keys.revoke(p, params.id)),

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { PlanId, Role } from "../Organization.ts"
+import { FrameAncestors, maxFrameAncestors, PlanId, Role } from "../Organization.ts"
 import { Text } from "../Text.ts"
 import { OrgAuth } from "./Auth.ts"
 import { Forbidden, NotFound } from "./Errors.ts"
@@ -11,7 +11,12 @@ const Limit = Schema.Struct({
   used: Schema.Int
 })
 
-/** The caller's organization: plan, and each plan limit with what is used of it. */
+const frameAncestorsDescription =
+  `The origins allowed to frame the organization's TV links and public share pages (their \`Content-Security-Policy: frame-ancestors\`), ` +
+  `e.g. \`https://intranet.example.com\`: https origins, or http on localhost; at most ${maxFrameAncestors}. ` +
+  "Empty (the default): framed nowhere. Every other page is never framed."
+
+/** The caller's organization: plan, each plan limit with what is used of it, and its settings. */
 export const Organization = Schema.Struct({
   id: Schema.String.annotate({ format: "uuid" }),
   slug: Schema.String,
@@ -27,9 +32,16 @@ export const Organization = Schema.Struct({
     max_custom_sources: Limit,
     max_channels_per_rule: Schema.NullOr(Schema.Int)
   }),
+  frame_ancestors: Schema.Array(Schema.String).annotate({ description: frameAncestorsDescription }),
   created_at: Schema.String.annotate({ format: "date-time" })
 }).annotate({ identifier: "Organization" })
 export type Organization = typeof Organization.Type
+
+/** `PATCH /organization/settings`: the settings an Admin changes; a field left out stays as it is. */
+export const OrganizationSettingsUpdate = Schema.Struct({
+  frame_ancestors: Schema.optionalKey(FrameAncestors.annotate({ description: frameAncestorsDescription }))
+}).annotate({ identifier: "OrganizationSettingsUpdate" })
+export type OrganizationSettingsUpdate = typeof OrganizationSettingsUpdate.Type
 
 export const AuditEntry = Schema.Struct({
   id: Schema.String,
@@ -95,6 +107,11 @@ export class OrganizationGroup extends HttpApiGroup.make("organization")
       .annotateMerge(OpenApi.annotations({
         summary: "The caller's organization, plan, limits and usage",
         description: "The plan is read-only here: the installation's operator changes it (`statusgrid org plan <slug> <plan>`)."
+      })),
+    HttpApiEndpoint.patch("updateSettings", "/organization/settings", { payload: OrganizationSettingsUpdate, success: Organization, error: Forbidden })
+      .annotateMerge(OpenApi.annotations({
+        summary: "Change the organization's settings (Admin): where its TV links and share pages may be framed",
+        description: "`frame_ancestors` replaces the list; a bad origin is a 400 naming it (`frame_ancestors.<index>`). Audited as `organization.updated`."
       })),
     HttpApiEndpoint.get("listApiKeys", "/api-keys", { query: PageQuery, success: Page(ApiKey, "ApiKeyList"), error: Forbidden })
       .annotateMerge(OpenApi.annotations({ summary: "List API keys (Admin)" })),

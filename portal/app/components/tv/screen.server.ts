@@ -1,7 +1,9 @@
+import { frameAncestorsHeader } from "#services/api/SecurityHeaders.ts"
 import { tvTokenPattern } from "#services/domain/api/TvLinks.ts"
 import { fromComponentStatus, fromMonitorState, fromSourceStatus } from "#services/domain/StatusWords.ts"
 import { Users } from "#services/identity/Users.ts"
 import type { StackItem } from "#services/domain/api/Stacks.ts"
+import { Organizations } from "#services/orgs/Organizations.ts"
 import { type Screen, TvLinks } from "#services/orgs/TvLinks.ts"
 import { Clock, Effect } from "effect"
 import { data } from "react-router"
@@ -11,6 +13,29 @@ import type { ScreenData, ScreenItem, ScreenLinks } from "./screen.ts"
 
 /** Tells search engines to keep token pages out (a share or TV link is a credential). */
 export const noindex = { "X-Robots-Tag": "noindex, nofollow" } as const
+
+/**
+ * The headers of a TV link's or share page's answer: `noindex`, and the origins its organization lets
+ * frame it (`Organizations.frameAncestors`) in the internal `frameAncestorsHeader`, which the
+ * portal's handler turns into the page's CSP `frame-ancestors` and never sends on
+ * (services/api/SecurityHeaders.ts). No organization (a member's `/tv/<slug>`, a signed-in page) or
+ * no origins: framed nowhere.
+ */
+export const screenHeaders = async (
+  context: PortalContext,
+  request: Request,
+  organizationId: string | undefined
+): Promise<Record<string, string>> => {
+  if (organizationId === undefined) return noindex
+  const origins = await runEffect(context, request, Organizations.use((o) => o.frameAncestors(organizationId)))
+  return origins.length === 0 ? noindex : { ...noindex, [frameAncestorsHeader]: origins.join(" ") }
+}
+
+/** A route's `headers`: what its loader set with `screenHeaders` (React Router sends only what this returns). */
+export const pageHeaders = (loaderHeaders: Headers): Record<string, string> => {
+  const origins = loaderHeaders.get(frameAncestorsHeader)
+  return origins === null ? noindex : { ...noindex, [frameAncestorsHeader]: origins }
+}
 
 const notFound = (what: string) => data({ message: `no ${what} at this address` }, { status: 404, headers: noindex })
 
@@ -46,7 +71,8 @@ const screenData = (screen: Screen, title: string, now: number): ScreenData => (
 })
 
 export type TvLoad =
-  | { readonly kind: "screen"; readonly screen: ScreenData; readonly links: ScreenLinks }
+  /** `organizationId`: a TV link's organization, whose settings say where the page may be framed (`screenHeaders`). */
+  | { readonly kind: "screen"; readonly screen: ScreenData; readonly links: ScreenLinks; readonly organizationId?: string }
   | { readonly kind: "upgrade"; readonly organization: string; readonly message: string }
 
 /** Seconds per stack of `/tv/<org>?rotation=N` (the signed-in screen has no stored link). */
@@ -65,10 +91,15 @@ export const loadTv = async (context: PortalContext, request: Request, ref: stri
   if (tvTokenPattern.test(ref)) {
     const screen = await runEffect(context, request, Effect.gen(function*() {
       const found = yield* TvLinks.use((t) => t.screen(ref))
-      return found === undefined ? undefined : screenData(found, found.name, yield* Clock.currentTimeMillis)
+      return found === undefined ? undefined : { data: screenData(found, found.name, yield* Clock.currentTimeMillis), organizationId: found.organization_id }
     }))
     if (screen === undefined) throw notFound("TV screen")
-    return { kind: "screen", screen, links: { state: `/tv/${ref}/state`, stream: `/api/v1/tv/${ref}/stream` } }
+    return {
+      kind: "screen",
+      screen: screen.data,
+      links: { state: `/tv/${ref}/state`, stream: `/api/v1/tv/${ref}/stream` },
+      organizationId: screen.organizationId
+    }
   }
   const viewer = await requireUser(context, request)
   const organization = viewer.organizations.find((o) => o.slug === ref)
@@ -99,10 +130,11 @@ export const loadShare = async (context: PortalContext, request: Request, token:
     const found = yield* TvLinks.use((t) => t.share(token))
     return found === undefined ? undefined : {
       screen: screenData(found, found.stacks[0]?.name ?? "", yield* Clock.currentTimeMillis),
+      organizationId: found.organization_id,
       sourceKeys: [...new Set(found.stacks.flatMap((s) => s.items.flatMap((i) => i.component?.source_key ?? i.source?.key ?? [])))]
     }
   }))
   if (read === undefined || read.screen.stacks.length === 0) throw notFound("shared stack")
   const links: ScreenLinks = { state: `/share/${token}/state`, stream: `/api/v1/share/${token}/stream` }
-  return { screen: read.screen, links, sourceKeys: read.sourceKeys }
+  return { screen: read.screen, links, sourceKeys: read.sourceKeys, organizationId: read.organizationId }
 }

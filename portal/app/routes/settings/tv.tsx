@@ -1,12 +1,17 @@
+import { OrganizationSettingsUpdate } from "#services/domain/api/Organization.ts"
 import { TvLinkCreate, tvLinkLimits } from "#services/domain/api/TvLinks.ts"
+import { isFrameAncestor, maxFrameAncestors } from "#services/domain/Organization.ts"
+import type { Principal } from "#services/domain/Principal.ts"
+import { Organizations } from "#services/orgs/Organizations.ts"
 import { Stacks } from "#services/orgs/Stacks.ts"
 import { TvLinks } from "#services/orgs/TvLinks.ts"
 import { Effect } from "effect"
 import { data, Form, Link } from "react-router"
 import type { Route } from "./+types/tv.ts"
 import { CsrfField, Field, FormError } from "../../components/Forms.tsx"
+import { Control } from "../../components/settings/monitors/MonitorForm.tsx"
 import stylesheet from "../../components/settings/stacks.css?url"
-import { runEffect } from "../../lib/effect.server.ts"
+import { type PortalContext, runEffect } from "../../lib/effect.server.ts"
 import { decodeForm, type FieldErrors, fieldError, formFields } from "../../lib/forms.server.ts"
 import { requireMember, requireMemberAction } from "../../lib/member.server.ts"
 import { isUuid } from "./stacks/stacks.server.ts"
@@ -15,17 +20,24 @@ export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: styl
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: `TV links · ${loaderData?.organization.name ?? "Settings"} · statusgrid` }]
 
-/** The organization's TV links (the API's `GET /tv-links`) and its stacks to choose from. */
+/**
+ * The organization's TV links (the API's `GET /tv-links`), its stacks to choose from, and the sites
+ * allowed to frame its TV links and share pages (`frame_ancestors` of `GET /organization`).
+ */
 export async function loader({ request, context, params }: Route.LoaderArgs) {
   const { organization, principal, allowed } = await requireMember(context, request, params.org)
-  const { links, stacks } = await runEffect(context, request, Effect.all({
+  const { links, stacks, settings } = await runEffect(context, request, Effect.all({
     links: TvLinks.use((t) => t.list(principal)),
-    stacks: Stacks.use((s) => s.list(principal, { limit: 100 }))
-  }, { concurrency: 2 }))
+    stacks: Stacks.use((s) => s.list(principal, { limit: 100 })),
+    settings: Organizations.use((o) => o.get(principal))
+  }, { concurrency: 3 }))
   const names = new Map(stacks.data.map((s) => [s.id, s.name]))
   return {
     organization: { slug: organization.slug, name: organization.name },
     canWrite: allowed["content.write"],
+    // Where these pages may be framed is the Admins' (PATCH /organization/settings).
+    canFrame: allowed["members.manage"],
+    frameAncestors: settings.frame_ancestors,
     origin: new URL(request.url).origin,
     stacks: stacks.data.map((s) => ({ id: s.id, name: s.name })),
     links: links.data.map((l) => ({
@@ -40,20 +52,51 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
 }
 
 interface ActionResult {
-  readonly intent: "create" | "revoke" | "unknown"
+  readonly intent: "create" | "revoke" | "framing" | "unknown"
   readonly errors: FieldErrors
   readonly values?: { readonly name: string; readonly rotation_s: string; readonly stack_ids: ReadonlyArray<string> }
   readonly created?: { readonly name: string; readonly url: string }
+  /** `framing`: what was typed (kept on an error), and the list saved. */
+  readonly framing?: { readonly text: string; readonly saved?: ReadonlyArray<string> }
+}
+
+/**
+ * The sites allowed to frame the TV links and share pages, from the form's text area (one origin a
+ * line; spaces and commas separate too), through the service of `PATCH /organization/settings`,
+ * decoded by its Schema (`OrganizationSettingsUpdate`).
+ */
+const saveFraming = async (context: PortalContext, request: Request, form: FormData, principal: Principal) => {
+  const text = formFields(form, ["frame_ancestors"])["frame_ancestors"]!
+  const origins = text.split(/[\s,]+/).filter((o) => o !== "")
+  const fail = (errors: FieldErrors, status = 400) => data<ActionResult>({ intent: "framing", errors, framing: { text } }, { status })
+  const decoded = decodeForm(OrganizationSettingsUpdate, { frame_ancestors: origins } as unknown as Record<string, string>)
+  if (!decoded.ok) {
+    const bad = origins.find((o) => !isFrameAncestor(o))
+    const message = decoded.errors["frame_ancestors"] ?? "is invalid"
+    return fail({ frame_ancestors: bad === undefined ? message : `has “${bad}”, which ${message}` })
+  }
+  const outcome = await runEffect(
+    context,
+    request,
+    Organizations.use((o) => o.updateSettings(principal, decoded.value)).pipe(
+      Effect.map((org) => ({ ok: true as const, saved: org.frame_ancestors })),
+      Effect.catchTag("Forbidden", (e) => Effect.succeed({ ok: false as const, errors: { form: e.message } as FieldErrors }))
+    )
+  )
+  if (!outcome.ok) return fail(outcome.errors, 403)
+  return { intent: "framing", errors: {}, framing: { text: outcome.saved.join("\n"), saved: outcome.saved } } satisfies ActionResult
 }
 
 /**
  * Creates or revokes a TV link through the service of the API's `POST /tv-links` and
- * `DELETE /tv-links/{id}` (its permission, Pro-plan check, audit entry), input decoded by `TvLinkCreate`.
+ * `DELETE /tv-links/{id}` (its permission, Pro-plan check, audit entry), input decoded by `TvLinkCreate`;
+ * or saves the sites allowed to frame the TV links and share pages (`saveFraming`).
  */
 export async function action({ request, context, params }: Route.ActionArgs) {
   const form = await request.formData()
   const { principal } = await requireMemberAction(context, request, form, params.org)
   const intent = form.get("intent")
+  if (intent === "framing") return saveFraming(context, request, form, principal)
   if (intent === "revoke") {
     const id = formFields(form, ["id"])["id"]!
     if (!isUuid(id)) return data<ActionResult>({ intent, errors: { id: "must be a UUID" } }, { status: 400 })
@@ -86,7 +129,7 @@ export async function action({ request, context, params }: Route.ActionArgs) {
 }
 
 export default function TvSettings({ loaderData, actionData }: Route.ComponentProps) {
-  const { organization, links, stacks, canWrite, origin } = loaderData
+  const { organization, links, stacks, canWrite, canFrame, frameAncestors, origin } = loaderData
   const result = actionData as ActionResult | undefined
   const errors = result?.intent === "create" ? result.errors : {}
   const values = result?.intent === "create" && result.created === undefined ? result.values : undefined
@@ -170,6 +213,65 @@ export default function TvSettings({ loaderData, actionData }: Route.ComponentPr
           </section>
         )
         : <p className="muted read-only">Your role can view these links but not change them.</p>}
+      <FramingSettings
+        canFrame={canFrame}
+        saved={frameAncestors}
+        result={result?.intent === "framing" ? result : undefined}
+      />
     </>
+  )
+}
+
+/**
+ * The sites allowed to show the TV links and public share pages inside their own pages (an iframe):
+ * their browsers are told so by the pages' CSP `frame-ancestors`; any other site's frame stays empty.
+ */
+function FramingSettings({ canFrame, saved, result }: {
+  readonly canFrame: boolean
+  readonly saved: ReadonlyArray<string>
+  readonly result: ActionResult | undefined
+}) {
+  const hint = `One origin a line, such as https://intranet.example.com (https; http only for localhost), at most ${maxFrameAncestors}. Empty: no site.`
+  return (
+    <section className="panel" aria-labelledby="tv-framing-title">
+      <h2 id="tv-framing-title">Embedding in other sites</h2>
+      <p className="muted">
+        The sites listed here may show this organization's TV links and public share pages inside their own pages (in a frame), such as an
+        intranet or a wall-display service. Other sites cannot, and no other page of statusgrid can be framed by any site.
+      </p>
+      {result?.framing?.saved !== undefined
+        ? (
+          <p className="form-success" role="status">
+            {result.framing.saved.length === 0 ? "Saved: no site may embed these pages." : `Saved: ${result.framing.saved.length} site${result.framing.saved.length === 1 ? "" : "s"} may embed these pages.`}
+          </p>
+        )
+        : null}
+      {canFrame
+        ? (
+          <Form method="post" className="stack-form" key={result?.framing?.saved?.join(" ") ?? "framing"}>
+            <CsrfField />
+            <input type="hidden" name="intent" value="framing" />
+            <FormError message={result?.errors["form"]} />
+            <Control name="frame_ancestors" label="Sites allowed to embed" error={result?.errors["frame_ancestors"]} hint={hint}>
+              {(attrs) => (
+                <textarea {...attrs} rows={4} spellCheck={false} autoCapitalize="none" defaultValue={result?.framing?.text ?? saved.join("\n")} />
+              )}
+            </Control>
+            <button type="submit" className="button">Save embedding</button>
+          </Form>
+        )
+        : (
+          <>
+            {saved.length === 0
+              ? <p>No site may embed these pages.</p>
+              : (
+                <ul aria-label="Sites allowed to embed">
+                  {saved.map((o) => <li key={o}><code>{o}</code></li>)}
+                </ul>
+              )}
+            <p className="muted read-only">Only Admins change where these pages may be embedded.</p>
+          </>
+        )}
+    </section>
   )
 }

@@ -7,7 +7,7 @@ import { HealthBanner } from "../../components/StatusBadge.tsx"
 import { Incidents } from "../../components/tv/Incidents.tsx"
 import { Items } from "../../components/tv/Items.tsx"
 import { LiveState } from "../../components/tv/LiveState.tsx"
-import { loadShare, noindex } from "../../components/tv/screen.server.ts"
+import { loadShare, noindex, pageHeaders, screenHeaders } from "../../components/tv/screen.server.ts"
 import { useLiveScreen } from "../../components/tv/useLiveScreen.ts"
 import screenStyles from "../../components/tv/screen.css?url"
 import stylesheet from "../../components/tv/share.css?url"
@@ -22,11 +22,13 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [
   { name: "robots", content: "noindex, nofollow" }
 ]
 
-export const headers: Route.HeadersFunction = () => noindex
+export const headers: Route.HeadersFunction = ({ loaderHeaders }) => pageHeaders(loaderHeaders)
 
+/** The page; framed only where the stack's organization allows (`screenHeaders`). */
 export async function loader({ request, context, params }: Route.LoaderArgs) {
-  const { screen, links, sourceKeys } = await loadShare(context, request, params.token)
-  return { screen, links, reportable: await reportableSources(context, request, sourceKeys) }
+  const { screen, links, sourceKeys, organizationId } = await loadShare(context, request, params.token)
+  const [reportable, headers] = await Promise.all([reportableSources(context, request, sourceKeys), screenHeaders(context, request, organizationId)])
+  return data({ screen, links, reportable }, { headers })
 }
 
 /**

@@ -1,11 +1,11 @@
 import { useEffect, useState } from "react"
-import { Link } from "react-router"
+import { data, Link } from "react-router"
 import type { Route } from "./+types/screen.ts"
 import { HealthBanner } from "../../components/StatusBadge.tsx"
 import { Incidents } from "../../components/tv/Incidents.tsx"
 import { Items } from "../../components/tv/Items.tsx"
 import { ClockTime, LiveState } from "../../components/tv/LiveState.tsx"
-import { loadTv, noindex } from "../../components/tv/screen.server.ts"
+import { loadTv, pageHeaders, screenHeaders } from "../../components/tv/screen.server.ts"
 import { changeText, useLiveScreen } from "../../components/tv/useLiveScreen.ts"
 import type { ScreenData, ScreenLinks } from "../../components/tv/screen.ts"
 import { statusLooks } from "#services/domain/StatusWords.ts"
@@ -23,10 +23,14 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [
   { name: "robots", content: "noindex, nofollow" }
 ]
 
-export const headers: Route.HeadersFunction = () => noindex
+export const headers: Route.HeadersFunction = ({ loaderHeaders }) => pageHeaders(loaderHeaders)
 
+/** The screen; a TV link's page may be framed where its organization allows (`screenHeaders`), never a member's. */
 export async function loader({ request, context, params }: Route.LoaderArgs) {
-  return loadTv(context, request, params.ref)
+  const load = await loadTv(context, request, params.ref)
+  if (load.kind !== "screen") return load
+  const { organizationId, ...screen } = load
+  return data(screen, { headers: await screenHeaders(context, request, organizationId) })
 }
 
 /** The TV page is dark whatever the viewer's preference: the class goes on <html> before the first paint. */
