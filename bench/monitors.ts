@@ -1,13 +1,12 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { execFileSync, spawn } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Https from "node:https"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { monitorEventLoopDelay } from "node:perf_hooks"
-import * as Readline from "node:readline"
 import { ClickHouse } from "../services/platform/ClickHouse.ts"
 import * as Migrations from "../services/platform/Migrations.ts"
 import * as Cluster from "../services/poller/Cluster.ts"
@@ -16,6 +15,7 @@ import { Publisher } from "../services/platform/Publisher.ts"
 import { PollerStats } from "../services/poller/PollerStats.ts"
 import { ResultWriter } from "../services/poller/ResultWriter.ts"
 import { peakRssMb, round } from "./figures.ts"
+import { spawnScript } from "./scriptProcess.ts"
 
 export interface MonitorsBenchOptions {
   readonly monitors: number
@@ -39,6 +39,7 @@ interface TargetStats {
 
 interface Target {
   readonly url: string
+  readonly pid: number
   readonly stats: Effect.Effect<TargetStats>
 }
 
@@ -62,33 +63,15 @@ const selfSignedCert = Effect.acquireRelease(
  * bench/monitorTarget.ts in its own process (Node strips the types), up once
  * it prints its URL; stopped with SIGTERM when the scope closes.
  */
-const spawnTarget = Effect.fn("bench.monitors.spawnTarget")(function*(options: MonitorsBenchOptions) {
+export const spawnTarget = Effect.fn("bench.monitors.spawnTarget")(function*(
+  options: Pick<MonitorsBenchOptions, "tls" | "newConnections" | "latency">
+) {
   const certDir = options.tls ? yield* selfSignedCert : undefined
-  const child = yield* Effect.acquireRelease(
-    Effect.sync(() =>
-      spawn(process.execPath, [
-        targetScript, "--latency", options.latency,
-        ...(certDir ? ["--cert", Path.join(certDir, "cert.pem"), "--key", Path.join(certDir, "key.pem")] : []),
-        ...(options.newConnections ? ["--close"] : [])
-      ], { stdio: ["ignore", "pipe", "inherit"] })
-    ),
-    (child) => Effect.sync(() => child.kill("SIGTERM"))
-  )
-  const url = yield* Effect.callback<string, Error>((resume) => {
-    const lines = Readline.createInterface({ input: child.stdout! })
-    const timer = setTimeout(() => resume(Effect.fail(new Error("the monitor target did not start within 30 s"))), 30_000)
-    const exited = (code: number | null) => {
-      clearTimeout(timer)
-      resume(Effect.fail(new Error(`the monitor target exited with ${code}`)))
-    }
-    child.once("exit", exited)
-    lines.once("line", (line) => {
-      clearTimeout(timer)
-      child.off("exit", exited)
-      lines.close()
-      resume(Effect.succeed((JSON.parse(line) as { url: string }).url))
-    })
-  }).pipe(Effect.orDie)
+  const { url, pid } = yield* spawnScript(targetScript, [
+    "--latency", options.latency,
+    ...(certDir ? ["--cert", Path.join(certDir, "cert.pem"), "--key", Path.join(certDir, "key.pem")] : []),
+    ...(options.newConnections ? ["--close"] : [])
+  ], "the monitor target")
   // Its own figures, asked over a connection of its own (self-signed when https).
   const stats = Effect.promise(() =>
     new Promise<TargetStats>((resolve, reject) => {
@@ -100,7 +83,7 @@ const spawnTarget = Effect.fn("bench.monitors.spawnTarget")(function*(options: M
       }).on("error", reject)
     })
   )
-  return { url, stats } satisfies Target
+  return { url, pid, stats } satisfies Target
 })
 
 /** Rows per INSERT: a few thousand keeps each statement small for PGlite. */
@@ -111,7 +94,7 @@ const insertChunk = 5000
  * sees distinct URLs, inserted straight in SQL (Monitors.create validates and
  * resolves each one: minutes for 60,000).
  */
-const insertMonitors = Effect.fn("bench.monitors.insert")(function*(options: MonitorsBenchOptions, url: string) {
+export const insertMonitors = Effect.fn("bench.monitors.insert")(function*(options: Pick<MonitorsBenchOptions, "monitors" | "intervalS">, url: string) {
   const sql = yield* SqlClient
   const [org] = yield* sql<{ id: string }>`
     INSERT INTO organizations (slug, name, plan_id)

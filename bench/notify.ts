@@ -29,7 +29,7 @@ export interface NotifyBenchOptions {
 }
 
 /** What the webhook receiver got: the first receipt time of each event id of this run, and what was odd. */
-interface Receipts {
+export interface Receipts {
   readonly url: string
   readonly firstAt: Map<string, number>
   readonly odd: { duplicates: number; badSignatures: number }
@@ -41,7 +41,7 @@ interface Receipts {
  * id from the `webhook-id` header (`<event id>:<channel id>`), notes when it
  * first arrived, checks X-Service-Signature, and answers 200.
  */
-const receiver = (signingSecret: string, runPrefix: string) =>
+export const receiver = (signingSecret: string, runPrefix: string) =>
   Effect.acquireRelease(
     Effect.callback<Receipts & { readonly server: Http.Server }>((resume) => {
       const firstAt = new Map<string, number>()
@@ -80,6 +80,30 @@ interface Target {
   readonly name: string
 }
 
+/** The rule triggers of `insertFlipRule`: a component going critical (or down), and back to operational. */
+export const flipTriggers: ReadonlyArray<string> = ["component.critical", "component.recovered"]
+
+/**
+ * A webhook channel of the organization to `hookUrl` (secrets sealed as the API seals them) and one
+ * active rule on `flipTriggers` with no cooldown sending to it, so that every flip alerts.
+ */
+export const insertFlipRule = Effect.fn("bench.insertFlipRule")(function*(orgId: string, hookUrl: string, signingSecret: string) {
+  const sql = yield* SqlClient
+  const box = yield* SecretBox
+  const { view, secrets } = splitSecrets("webhook", { url: hookUrl, method: "POST", headers: {}, signing_secret: signingSecret })
+  const channelId = randomUUID()
+  const sealed = box.seal(JSON.stringify(secrets), secretBinding("channel secrets", orgId, channelId))
+  const [channel] = yield* sql<{ id: string }>`
+    INSERT INTO channels (id, organization_id, type, name, settings, secrets)
+    VALUES (${channelId}::uuid, ${orgId}::uuid, 'webhook', 'Bench receiver', ${JSON.stringify(view)}::jsonb, ${sealed}::bytea)
+    RETURNING id`
+  const [rule] = yield* sql<{ id: string }>`
+    INSERT INTO notification_rules (organization_id, name, triggers, cooldown_s)
+    VALUES (${orgId}::uuid, 'Every flip', ${flipTriggers}::text[], 0)
+    RETURNING id`
+  yield* sql`INSERT INTO rule_channels (rule_id, channel_id) VALUES (${rule!.id}::uuid, ${channel!.id}::uuid)`
+})
+
 /**
  * One enterprise organization with S sources of C components (custom sources of
  * the organization, so nothing is added to the shared catalog), one stack showing
@@ -89,7 +113,6 @@ interface Target {
  */
 const insertOrganization = Effect.fn("bench.notify.insert")(function*(options: NotifyBenchOptions, run: string, hookUrl: string, signingSecret: string) {
   const sql = yield* SqlClient
-  const box = yield* SecretBox
   const [org] = yield* Effect.acquireRelease(
     sql<{ id: string }>`
       INSERT INTO organizations (slug, name, plan_id) VALUES (${`bench-notify-${run}`}, 'Notify benchmark', 'enterprise')
@@ -113,18 +136,7 @@ const insertOrganization = Effect.fn("bench.notify.insert")(function*(options: N
     SELECT ${stack!.id}::uuid, 'component', c.id, row_number() OVER (ORDER BY s.key, c.position)
     FROM components c JOIN sources s ON s.id = c.source_id
     WHERE s.organization_id = ${orgId}::uuid`
-  const { view, secrets } = splitSecrets("webhook", { url: hookUrl, method: "POST", headers: {}, signing_secret: signingSecret })
-  const channelId = randomUUID()
-  const sealed = box.seal(JSON.stringify(secrets), secretBinding("channel secrets", orgId, channelId))
-  const [channel] = yield* sql<{ id: string }>`
-    INSERT INTO channels (id, organization_id, type, name, settings, secrets)
-    VALUES (${channelId}::uuid, ${orgId}::uuid, 'webhook', 'Bench receiver', ${JSON.stringify(view)}::jsonb, ${sealed}::bytea)
-    RETURNING id`
-  const [rule] = yield* sql<{ id: string }>`
-    INSERT INTO notification_rules (organization_id, name, triggers, cooldown_s)
-    VALUES (${orgId}::uuid, 'Every flip', ARRAY['component.critical', 'component.recovered'], 0)
-    RETURNING id`
-  yield* sql`INSERT INTO rule_channels (rule_id, channel_id) VALUES (${rule!.id}::uuid, ${channel!.id}::uuid)`
+  yield* insertFlipRule(orgId, hookUrl, signingSecret)
   const targets = yield* sql<Target>`
     SELECT s.key AS source_key, s.name AS source_name, c.external_id, c.name
     FROM components c JOIN sources s ON s.id = c.source_id

@@ -35,11 +35,48 @@ const procStat = (pid: number): { readonly own: number; readonly children: numbe
 /** CPU seconds (user + system, every thread) a process has used so far; 0 once it is gone. */
 export const procCpu = (pid: number): number => procStat(pid)?.own ?? 0
 
-/** Peak resident set of a process so far (VmHWM), in MiB; 0 once it is gone. */
-export const procPeakRss = (pid: number): number => {
+/** A memory figure of /proc/<pid>/status in MiB (VmHWM: the peak resident set, VmRSS: the resident set now); 0 once the process is gone. */
+const statusMb = (pid: number, field: "VmHWM" | "VmRSS"): number => {
   try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))
     return match ? Math.round(Number(match[1]) / 1024) : 0
+  } catch {
+    return 0
+  }
+}
+
+/** Peak resident set of a process so far (VmHWM), in MiB; 0 once it is gone. */
+export const procPeakRss = (pid: number): number => statusMb(pid, "VmHWM")
+
+/** Resident set of a process now (VmRSS), in MiB; 0 once it is gone. */
+export const procRss = (pid: number): number => statusMb(pid, "VmRSS")
+
+/** The processes a process started (every thread's children), from /proc; none once it is gone. */
+export const childPids = (pid: number): ReadonlyArray<number> => {
+  try {
+    return Fs.readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      Fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim().split(/\s+/).filter((p) => p !== "").map(Number)
+    )
+  } catch {
+    return []
+  }
+}
+
+/** The command line of a process (arguments joined by spaces); "" once it is gone. */
+export const procCmdline = (pid: number): string => {
+  try {
+    return Fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim()
+  } catch {
+    return ""
+  }
+}
+
+/** CPU seconds every core of the machine has been busy so far (/proc/stat: all but idle and iowait); 0 if unreadable. */
+export const machineBusyCpu = (): number => {
+  try {
+    const fields = Fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields
+    return (user + nice + system + irq + softirq + steal) / clockTicks
   } catch {
     return 0
   }
@@ -56,7 +93,7 @@ const processesNamed = (comm: string): ReadonlyArray<{ readonly pid: number; rea
   return pids.flatMap((pid) => {
     try {
       if (Fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== comm) return []
-      return [{ pid: Number(pid), cmdline: Fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim() }]
+      return [{ pid: Number(pid), cmdline: procCmdline(Number(pid)) }]
     } catch {
       return []
     }

@@ -14,6 +14,7 @@ import { runNotifyBench } from "../../bench/notify.ts"
 import { benchStoresLayer, runPollerBench } from "../../bench/poller.ts"
 import { RunnersBenchError, runPollerRunnersBench } from "../../bench/pollerRunners.ts"
 import { runRestartBench } from "../../bench/restart.ts"
+import { runSoakBench } from "../../bench/soak.ts"
 import { StatusHistory } from "../history/StatusHistory.ts"
 import { ClickHouse } from "../platform/ClickHouse.ts"
 import { firstRenders, portalBenchSeedServices, measureFirstLoadJs, measureLighthouse, measureRenders, portalBenchServer, seedPortalWorld } from "../../bench/portal.ts"
@@ -456,7 +457,67 @@ const crowd = Command.make(
   "Simulated crowd reports: detection share, median lead and false alarms over N sources and D days (in memory, the service's functions), the same decisions through CrowdReports, and the report API's ingest rate"
 ))
 
+const soak = Command.make(
+  "soak",
+  {
+    minutes: count("minutes", "Minutes measured after the warm-up, one report line each (stderr)", 60),
+    sources: count("sources", "Synthetic sources of the demo world (DEMO_SOURCES), each at its check class's interval", 5200),
+    monitors: count("monitors", "Website monitors against a local target (50-300 ms)", 2000, 0),
+    monitorInterval: Flag.Int("monitor-interval").pipe(
+      Flag.withDescription("Check interval of every monitor, seconds (10-86400)"),
+      Flag.filter((s) => s >= 10 && s <= 86_400, (s) => `--monitor-interval ${s} is outside 10-86400 seconds`),
+      Flag.withDefault(60)
+    ),
+    outageSeconds: count("outage-seconds", "Seconds each store is cut for at its proxy (0: no outages)", 20, 0),
+    period: Flag.Int("period").pipe(
+      Flag.withDescription("Seconds per report line and between flips (the poller's stats period); shorter only for tests"),
+      Flag.filter((s) => s >= 10 && s <= 3600, (s) => `--period ${s} is outside 10-3600 seconds`),
+      Flag.withDefault(60)
+    ),
+    warmup: count("warmup", "At least this many seconds between statusgrid being up and the first period", 30, 0),
+    flipSources: count("flip-sources", "Sources whose components the benchmark flips, watched by its rule", 20),
+    flips: count("flips", "Components flipped at the start of each period", 10, 0),
+    settle: count("settle", "At most this many seconds after the last period for deliveries and rows to catch up", 120, 0),
+    postgres: Flag.String("postgres").pipe(
+      Flag.withDescription("A PostgreSQL server; the run creates its own database there and drops it afterwards"),
+      Flag.withDefault("postgres://postgres:postgres@127.0.0.1:5432/postgres")
+    ),
+    redis: Flag.String("redis").pipe(
+      Flag.withDescription("A Redis database for the run alone: flushed at the start"),
+      Flag.withDefault("redis://127.0.0.1:6379/12")
+    )
+  },
+  Effect.fn(function*(o) {
+    const result = yield* runSoakBench({
+      minutes: o.minutes,
+      sources: o.sources,
+      monitors: o.monitors,
+      monitorIntervalS: o.monitorInterval,
+      periodS: Math.min(o.period, o.minutes * 60),
+      warmupS: o.warmup,
+      outageS: o.outageSeconds,
+      flipSources: o.flipSources,
+      flips: o.flips,
+      settleS: o.settle,
+      postgresUrl: o.postgres,
+      redisUrl: o.redis
+    }).pipe(inBenchEnvironment({}))
+    const command = `statusgrid bench soak --minutes ${o.minutes}` +
+      `${o.sources === 5200 ? "" : ` --sources ${o.sources}`}${o.monitors === 2000 ? "" : ` --monitors ${o.monitors}`}` +
+      `${o.monitorInterval === 60 ? "" : ` --monitor-interval ${o.monitorInterval}`}` +
+      `${o.outageSeconds === 20 ? "" : ` --outage-seconds ${o.outageSeconds}`}${o.period === 60 ? "" : ` --period ${o.period}`}` +
+      `${o.warmup === 30 ? "" : ` --warmup ${o.warmup}`}${o.flipSources === 20 ? "" : ` --flip-sources ${o.flipSources}`}` +
+      `${o.flips === 10 ? "" : ` --flips ${o.flips}`}`
+    const { bench, ...figures } = result
+    yield* Console.log(JSON.stringify({ bench, command, ...figures }))
+  })
+).pipe(Command.withDescription(
+  "statusgrid start --demo (N sources, M website monitors, the notifier) on PostgreSQL, Redis and ClickHouse (chDB) servers behind fault proxies, " +
+    "flipping components and cutting each store for a while; one JSON line of RSS, event-loop delay, lag, checks vs rows, events vs deliveries " +
+    "every minute on stderr, and a summary"
+))
+
 export const bench = Command.make("bench").pipe(
   Command.withDescription("Benchmarks; each prints one JSON line"),
-  Command.withSubcommands([poller, restart, monitors, api, notify, history, analytics, portalLive, portal, crowd])
+  Command.withSubcommands([poller, restart, monitors, api, notify, history, analytics, portalLive, portal, crowd, soak])
 )

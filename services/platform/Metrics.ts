@@ -209,12 +209,19 @@ const declare = () => {
   count(alertsMade, {}, 0)
 }
 
-/** Nanoseconds to seconds; a delay histogram with no sample yet reads NaN for its percentiles. */
-const seconds = (ns: number) => (Number.isFinite(ns) ? ns / 1e9 : 0)
+/** How often the event loop's delay is sampled, milliseconds. */
+const delayResolutionMs = 20
+
+/**
+ * A delay sample (nanoseconds) in seconds beyond the sampling interval: `monitorEventLoopDelay` records
+ * the whole time between its timer's runs, so an idle loop reads the resolution itself. A histogram
+ * with no sample yet reads NaN.
+ */
+const seconds = (ns: number) => (Number.isFinite(ns) ? Math.max(0, ns / 1e6 - delayResolutionMs) / 1000 : 0)
 
 /**
  * The process's own figures: CPU (a counter read when scraped), RSS and heap, and the event loop's
- * delay over the last 10 s (`perf_hooks.monitorEventLoopDelay`, sampled every 20 ms).
+ * delay over the last 10 s (`perf_hooks.monitorEventLoopDelay`, sampled every 20 ms, beyond those 20 ms).
  */
 export const ProcessMetricsLive = Layer.effectDiscard(Effect.gen(function*() {
   declare()
@@ -237,7 +244,7 @@ export const ProcessMetricsLive = Layer.effectDiscard(Effect.gen(function*() {
   ])
   const delay = yield* Effect.acquireRelease(
     Effect.sync(() => {
-      const histogram = monitorEventLoopDelay({ resolution: 20 })
+      const histogram = monitorEventLoopDelay({ resolution: delayResolutionMs })
       histogram.enable()
       return histogram
     }),
