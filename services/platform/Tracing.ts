@@ -23,7 +23,7 @@ const endpointOf = Effect.gen(function*() {
  * the default, or `http/json`), `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME` (default
  * `statusgrid`), `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_BSP_SCHEDULE_DELAY` (ms between exports, default
  * 5,000). Each source check, monitor check, API request and delivery attempt is the root of its own
- * trace (services/platform/README.md, "Observability").
+ * trace (infra/observability/README.md).
  */
 export const TracingLive = Layer.unwrap(Effect.gen(function*() {
   const disabled = yield* Config.Boolean("OTEL_SDK_DISABLED").pipe(Config.withDefault(false))

@@ -3,7 +3,6 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
 import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import { MetricsRoutes } from "../../services/api/MetricsRoute.ts"
 import { RequestMetricsLive } from "../../services/api/RequestMetrics.ts"
@@ -12,6 +11,7 @@ import { ApiBase, apiBaseLayer, call, newTenant } from "../support/api.ts"
 import { eventually } from "../support/eventually.ts"
 import { notifier, engine, Sim, simulatedStatuspage, simulator } from "../support/engine.ts"
 import { countOf, type Scrape, scrape, valueOf } from "../support/prometheus.ts"
+import { type HttpReceiver, startHttpReceiver } from "../support/receivers.ts"
 
 /** The families issue #19 asks for, each by the name a Prometheus user will look for. */
 const families = [
@@ -53,26 +53,9 @@ const families = [
   "statusgrid_event_loop_delay_seconds"
 ]
 
-class Hook extends Context.Service<Hook, { url: string; received: Array<string> }>()("test/metrics/Hook") {}
+class Hook extends Context.Service<Hook, HttpReceiver>()("test/metrics/Hook") {}
 
-const hook = Layer.effect(Hook, Effect.acquireRelease(
-  Effect.callback<{ url: string; received: Array<string>; server: Http.Server }>((resume) => {
-    const received: Array<string> = []
-    const server = Http.createServer((req, res) => {
-      let body = ""
-      req.on("data", (c: Buffer) => (body += c.toString("utf8")))
-      req.on("end", () => {
-        received.push(body)
-        res.writeHead(200).end()
-      })
-    })
-    server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, server })))
-  }),
-  ({ server }) => Effect.callback<void>((resume) => {
-    server.closeAllConnections()
-    server.close(() => resume(Effect.void))
-  })
-))
+const hook = Layer.effect(Hook, Effect.acquireRelease(Effect.promise(() => startHttpReceiver(() => ({ status: 200 }))), (r) => Effect.promise(() => r.close())))
 
 /** The API as the one server serves it: with `/metrics` and the request metrics middleware. */
 const served = Layer.mergeAll(
@@ -102,7 +85,7 @@ describe("/metrics", () => {
         const key = tenant.keys.admin
         const stack = yield* call("POST", "/stacks", { key, body: { name: "Metrics" } })
         assert.strictEqual((yield* call("POST", `/stacks/${stack.body.id}/items`, { key, body: { kind: "component", component_id: componentId } })).status, 201)
-        const channel = yield* call("POST", "/channels", { key, body: { type: "webhook", name: "Ops", settings: { url: receiver.url } } })
+        const channel = yield* call("POST", "/channels", { key, body: { type: "webhook", name: "Ops", settings: { url: `${receiver.url}/hook` } } })
         assert.strictEqual(channel.status, 201)
         const rule = { name: "Critical", triggers: ["component.critical"], channel_ids: [channel.body.id] }
         assert.strictEqual((yield* call("POST", "/rules", { key, body: rule })).status, 201)
@@ -129,7 +112,7 @@ describe("/metrics", () => {
 
         // The flip: checks see it, the bus carries its events, the notifier makes an alert, the webhook gets it.
         sim.state.openIncident(page.key, { title: "Down", impact: "critical", components: [target.id], component_status: "critical" })
-        yield* eventually(15_000, Effect.sync(() => (receiver.received.length > 0 ? true : undefined)))
+        yield* eventually(15_000, Effect.sync(() => (receiver.requests.length > 0 ? true : undefined)))
         const after = yield* eventually(10_000, Effect.map(scrapeNow, (s) =>
           valueOf(s, "statusgrid_deliveries_total", { channel: "webhook", outcome: "delivered" }) >= 1 &&
             valueOf(s, "statusgrid_clickhouse_rows_written_total", { table: "status_transitions" }) > valueOf(before, "statusgrid_clickhouse_rows_written_total", { table: "status_transitions" })
