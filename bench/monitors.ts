@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { delayMs, eventLoopDelay } from "../services/platform/EventLoopDelay.ts"
 import { SqlClient } from "effect/sql/SqlClient"
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
@@ -6,7 +7,6 @@ import * as Http from "node:http"
 import * as Https from "node:https"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { monitorEventLoopDelay } from "node:perf_hooks"
 import { ClickHouse } from "../services/platform/ClickHouse.ts"
 import * as Migrations from "../services/platform/Migrations.ts"
 import * as Cluster from "../services/poller/Cluster.ts"
@@ -128,7 +128,7 @@ export const runMonitorsBench = Effect.fn("bench.monitors")(function*(options: M
 
 const measure = Effect.fn("bench.monitors.measure")(function*(options: MonitorsBenchOptions, target: Target, beforePollerMb: number) {
   const stats = yield* PollerStats
-  const loopDelay = monitorEventLoopDelay({ resolution: 20 })
+  const loopDelay = eventLoopDelay()
 
   yield* Effect.sleep(`${options.warmupS} seconds`)
   yield* stats.reset
@@ -164,7 +164,7 @@ const measure = Effect.fn("bench.monitors.measure")(function*(options: MonitorsB
     peak_rss_mb: peakRssMb(),
     peak_rss_before_poller_mb: beforePollerMb,
     heap_used_mb: Math.round(heapUsed / 1024 / 1024),
-    event_loop_delay_ms: { p99: round(loopDelay.percentile(99) / 1e6), max: round(loopDelay.max / 1e6) },
+    event_loop_delay_ms: delayMs(loopDelay),
     shard_starts: total.shardStarts,
     target: {
       cpu_s: round(targetEnd.cpu_s - targetStart.cpu_s),

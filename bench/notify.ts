@@ -1,9 +1,9 @@
 import { Effect, Layer } from "effect"
+import { delayMs, eventLoopDelay } from "../services/platform/EventLoopDelay.ts"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { monitorEventLoopDelay } from "node:perf_hooks"
 import { splitSecrets } from "../services/domain/Channel.ts"
 import type { StatusEvent } from "../services/domain/Event.ts"
 import * as Consumer from "../services/notifier/Consumer.ts"
@@ -170,7 +170,7 @@ const measure = Effect.fn("bench.notify.measure")(function*(
 ) {
   const bus = yield* Bus
   const sql = yield* SqlClient
-  const loopDelay = monitorEventLoopDelay({ resolution: 20 })
+  const loopDelay = eventLoopDelay()
   const statuses = targets.map(() => "operational")
   const publishedAt = new Map<string, number>()
   const total = Math.round(options.rate * options.durationS)
@@ -275,7 +275,7 @@ const measure = Effect.fn("bench.notify.measure")(function*(
     outbox: Object.fromEntries(outbox.map((r) => [r.status, r.n])),
     ...(errors.length === 0 ? {} : { outbox_errors: Object.fromEntries(errors.map((r) => [r.last_error, r.n])) }),
     cpu_s: round((cpu.user + cpu.system) / 1e6),
-    event_loop_delay_ms: { p99: round(loopDelay.percentile(99) / 1e6), max: round(loopDelay.max / 1e6) },
+    event_loop_delay_ms: delayMs(loopDelay),
     // The whole run's peak: every embedded store lives in this process.
     peak_rss_mb: peakRssMb()
   }

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
+import { delayMs, eventLoopDelay } from "../services/platform/EventLoopDelay.ts"
 import { createRequire } from "node:module"
-import { monitorEventLoopDelay } from "node:perf_hooks"
 import * as Catalog from "../services/catalog/Catalog.ts"
 import { adapterFor } from "../services/adapters/registry.ts"
 import { ClickHouse } from "../services/platform/ClickHouse.ts"
@@ -67,7 +67,7 @@ type Upstreams = { readonly url: string } & Partial<Pick<SimulatorProcess, "cpuS
 
 const measure = Effect.fn("bench.poller.measure")(function*(options: PollerBenchOptions, sim: Upstreams) {
   const stats = yield* PollerStats
-  const loopDelay = monitorEventLoopDelay({ resolution: 20 })
+  const loopDelay = eventLoopDelay()
   const cpuStart = process.cpuUsage()
   let peak = process.memoryUsage()
   const sampler = setInterval(() => {
@@ -119,7 +119,7 @@ const measure = Effect.fn("bench.poller.measure")(function*(options: PollerBench
     lag_ms: { p50: round(measured.lag.p50), p99: round(measured.lag.p99), max: round(measured.lag.max) },
     failures: measured.failures,
     shard_starts: total.shardStarts,
-    event_loop_delay_ms: { p99: round(loopDelay.percentile(99) / 1e6), max: round(loopDelay.max / 1e6) },
+    event_loop_delay_ms: delayMs(loopDelay),
     cpu_s: round((cpu.user + cpu.system) / 1e6),
     cpu_measured_s: round((cpuMeasured.user + cpuMeasured.system) / 1e6),
     cpu_ms_per_check: measured.checks > 0 ? round((cpuMeasured.user + cpuMeasured.system) / 1e3 / measured.checks, 3) : null,

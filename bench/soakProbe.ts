@@ -9,7 +9,7 @@
  */
 import * as Fs from "node:fs"
 import * as Net from "node:net"
-import { monitorEventLoopDelay } from "node:perf_hooks"
+import { delayMs, eventLoopDelay } from "../services/platform/EventLoopDelay.ts"
 
 /** What the probe answers; milliseconds and MiB. */
 export interface ProbeReading {
@@ -31,25 +31,22 @@ const isSocket = (fd: number) => {
   }
 }
 
-/** How often the delay is sampled: every sample is at least this, so it is taken off (the delay proper). */
-const resolutionMs = 20
-
-/** A sample in nanoseconds to the delay beyond the sampling interval in milliseconds (0 before the first sample), and bytes to MiB. */
-const ms = (ns: number) => (Number.isFinite(ns) ? Math.max(0, Math.round((ns / 1e6 - resolutionMs) * 100) / 100) : 0)
+/** Bytes to MiB. */
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
 
 if (isSocket(3)) {
-  const delay = monitorEventLoopDelay({ resolution: resolutionMs })
+  const delay = eventLoopDelay()
   delay.enable()
   const channel = new Net.Socket({ fd: 3, readable: true, writable: true })
   channel.on("error", () => channel.destroy())
   channel.on("data", (chunk: Buffer) => {
     for (let n = chunk.toString().split("\n").length - 1; n > 0; n--) {
       const memory = process.memoryUsage()
+      const { p50, p99, max } = delayMs(delay)
       const reading: ProbeReading = {
-        delay_p50_ms: ms(delay.percentile(50)),
-        delay_p99_ms: ms(delay.percentile(99)),
-        delay_max_ms: ms(delay.max),
+        delay_p50_ms: p50,
+        delay_p99_ms: p99,
+        delay_max_ms: max,
         rss_mb: mb(memory.rss),
         heap_used_mb: mb(memory.heapUsed),
         heap_total_mb: mb(memory.heapTotal),

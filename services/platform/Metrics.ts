@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Metric, Schedule } from "effect"
-import { monitorEventLoopDelay } from "node:perf_hooks"
+import { beyondResolutionMs, eventLoopDelay as loopDelayHistogram } from "./EventLoopDelay.ts"
 
 /**
  * The process's metrics, in one place: Effect `Metric`s in the process-wide registry, served in the
@@ -209,15 +209,8 @@ const declare = () => {
   count(alertsMade, {}, 0)
 }
 
-/** How often the event loop's delay is sampled, milliseconds. */
-const delayResolutionMs = 20
-
-/**
- * A delay sample (nanoseconds) in seconds beyond the sampling interval: `monitorEventLoopDelay` records
- * the whole time between its timer's runs, so an idle loop reads the resolution itself. A histogram
- * with no sample yet reads NaN.
- */
-const seconds = (ns: number) => (Number.isFinite(ns) ? Math.max(0, ns / 1e6 - delayResolutionMs) / 1000 : 0)
+/** A delay sample (nanoseconds) in seconds beyond the sampling interval (services/platform/EventLoopDelay.ts). */
+const seconds = (ns: number) => beyondResolutionMs(ns) / 1000
 
 /**
  * The process's own figures: CPU (a counter read when scraped), RSS and heap, and the event loop's
@@ -244,7 +237,7 @@ export const ProcessMetricsLive = Layer.effectDiscard(Effect.gen(function*() {
   ])
   const delay = yield* Effect.acquireRelease(
     Effect.sync(() => {
-      const histogram = monitorEventLoopDelay({ resolution: delayResolutionMs })
+      const histogram = loopDelayHistogram()
       histogram.enable()
       return histogram
     }),
