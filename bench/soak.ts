@@ -6,7 +6,6 @@ import { Redis } from "ioredis"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
-import { createRequire } from "node:module"
 import type * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -22,6 +21,7 @@ import { RedisKeys } from "../services/platform/RedisKeys.ts"
 import { SecretBox } from "../services/platform/SecretBox.ts"
 import { nextBoundary } from "../services/poller/Poller.ts"
 import * as FaultProxy from "./faultProxy.ts"
+import { bucketsOf, byLabel, type Scrape, scrape, valueOrNull } from "./prometheus.ts"
 import { percentile, round } from "./figures.ts"
 import { insertMonitors, spawnTarget } from "./monitors.ts"
 import { flipTriggers, insertFlipRule, receiver } from "./notify.ts"
@@ -165,57 +165,6 @@ export const rssFlatness = (points: ReadonlyArray<readonly [number, number]>) =>
 
 // /metrics ----------------------------------------------------------------------------------------
 
-/** A family as parse-prometheus-text-format gives it (values are strings). */
-interface Family {
-  readonly name: string
-  readonly type: string
-  readonly metrics: ReadonlyArray<{
-    readonly value?: string
-    readonly labels?: Readonly<Record<string, string>>
-    readonly buckets?: Readonly<Record<string, string>>
-    readonly count?: string
-  }>
-}
-// A CommonJS package without types.
-const parsePrometheus = createRequire(import.meta.url)("parse-prometheus-text-format") as (text: string) => ReadonlyArray<Family>
-
-type Scrape = ReadonlyMap<string, Family>
-
-/** The sum of a family's series whose labels include `where`; null when the family is absent. */
-const sumOf = (scrape: Scrape, name: string, where: Readonly<Record<string, string>> = {}): number | null => {
-  const family = scrape.get(name)
-  if (family === undefined) return null
-  return family.metrics
-    .filter((m) => Object.entries(where).every(([k, v]) => m.labels?.[k] === v))
-    .reduce((sum, m) => sum + Number(m.value ?? m.count ?? 0), 0)
-}
-
-/** The sums of a family's series by one label; null when the family is absent. */
-const byLabel = (scrape: Scrape, name: string, label: string): Record<string, number> | null => {
-  const family = scrape.get(name)
-  if (family === undefined) return null
-  const sums: Record<string, number> = {}
-  for (const m of family.metrics) {
-    const key = m.labels?.[label] ?? ""
-    sums[key] = (sums[key] ?? 0) + Number(m.value ?? 0)
-  }
-  return sums
-}
-
-/** A histogram's cumulative bucket counts summed over its series (upper bound → count); null when absent. */
-const bucketsOf = (scrape: Scrape, name: string): Map<number, number> | null => {
-  const family = scrape.get(name)
-  if (family === undefined) return null
-  const sums = new Map<number, number>()
-  for (const m of family.metrics) {
-    for (const [le, n] of Object.entries(m.buckets ?? {})) {
-      const bound = le === "+Inf" ? Infinity : Number(le)
-      sums.set(bound, (sums.get(bound) ?? 0) + Number(n))
-    }
-  }
-  return sums
-}
-
 /** The bucket bound under which 99 % of a histogram's observations between two scrapes fell (seconds). */
 const p99Bound = (before: Map<number, number> | null, after: Map<number, number> | null): number | null => {
   if (after === null) return null
@@ -228,15 +177,7 @@ const p99Bound = (before: Map<number, number> | null, after: Map<number, number>
 }
 
 const scrapeMetrics = (url: string): Effect.Effect<Scrape | null> =>
-  Effect.promise(async () => {
-    try {
-      const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) })
-      if (!response.ok) return null
-      return new Map(parsePrometheus(await response.text()).map((f) => [f.name, f]))
-    } catch {
-      return null
-    }
-  })
+  Effect.promise(() => scrape(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) }).catch(() => null))
 
 /** Seconds to milliseconds, rounded. */
 const inMs = (v: number | null) => (v === null ? null : round(v * 1000))
@@ -246,18 +187,18 @@ const fromMetrics = (scrape: Scrape | null, previous: Scrape | null) => {
   if (scrape === null) return null
   const f = metricFamilies
   const bound = p99Bound(previous === null ? null : bucketsOf(previous, f.scheduleLag), bucketsOf(scrape, f.scheduleLag))
-  const rss = sumOf(scrape, f.residentMemory)
+  const rss = valueOrNull(scrape, f.residentMemory)
   return {
-    checks: sumOf(scrape, f.checks),
+    checks: valueOrNull(scrape, f.checks),
     lag_p99_le_ms: bound === null ? null : bound === Infinity ? "+Inf" : inMs(bound),
-    rows_written: sumOf(scrape, f.rowsWritten, { table: "check_results" }),
-    spill_rows: sumOf(scrape, f.spillRows, { table: "check_results" }),
-    events_published: sumOf(scrape, f.eventsPublished),
-    publish_failures: sumOf(scrape, f.publishFailures),
+    rows_written: valueOrNull(scrape, f.rowsWritten, { table: "check_results" }),
+    spill_rows: valueOrNull(scrape, f.spillRows, { table: "check_results" }),
+    events_published: valueOrNull(scrape, f.eventsPublished),
+    publish_failures: valueOrNull(scrape, f.publishFailures),
     deliveries: byLabel(scrape, f.deliveries, "outcome"),
     outbox_depth: byLabel(scrape, f.outboxDepth, "status"),
     rss_mb: rss === null ? null : Math.round(rss / 1024 / 1024),
-    event_loop_delay_p99_ms: inMs(sumOf(scrape, f.eventLoopDelay, { quantile: "0.99" }))
+    event_loop_delay_p99_ms: inMs(valueOrNull(scrape, f.eventLoopDelay, { quantile: "0.99" }))
   }
 }
 
