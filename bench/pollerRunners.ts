@@ -1,10 +1,13 @@
 import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import * as Fs from "node:fs"
 import * as Os from "node:os"
+import * as Path from "node:path"
 import * as Catalog from "../services/catalog/Catalog.ts"
 import * as Migrations from "../services/platform/Migrations.ts"
 import * as Postgres from "../services/platform/Postgres.ts"
 import { nextBoundary } from "../services/poller/Poller.ts"
+import { spawnClickHouse, storedRows } from "./clickhouseProcess.ts"
 import { round } from "./figures.ts"
 import { groupCpu, procCpu, procPeakRss } from "./processes.ts"
 import { type RunnerProcess, type RunnerStats, spawnRunner } from "./runnerProcess.ts"
@@ -39,12 +42,13 @@ const databaseOf = (url: string) => {
 }
 
 /** CPU seconds so far of every process the benchmark accounts for. */
-const cpuReading = (runners: ReadonlyArray<RunnerProcess>, simulatorCpu: () => number, database: string) => {
+const cpuReading = (runners: ReadonlyArray<RunnerProcess>, simulatorCpu: () => number, database: string, clickhousePid: number | undefined) => {
   const own = process.cpuUsage()
   return {
     at: performance.now(),
     runners: runners.map((r) => procCpu(r.pid)),
     simulator: simulatorCpu(),
+    clickhouse: clickhousePid === undefined ? 0 : procCpu(clickhousePid),
     // The whole server, other databases' work included (the machine may be shared).
     postgres: groupCpu("postgres"),
     // Backends titled `postgres: <cluster>: <user> <database> <client> <activity>`.
@@ -59,8 +63,9 @@ const sleepUntil = (epochMs: number) => Effect.suspend(() => Effect.sleep(Math.m
 
 /**
  * `statusgrid bench poller --runners N`: the simulator in its own process and N `statusgrid runner`
- * processes sharing the poller shards through PostgreSQL and Redis (each with its own embedded chDB
- * unless CLICKHOUSE_URL is set). Each runner logs its figures every `durationS` seconds, at multiples
+ * processes sharing the poller shards through PostgreSQL and Redis, and writing to one ClickHouse:
+ * CLICKHOUSE_URL's, or else ClickHouse's HTTP interface over chDB in a process of its own
+ * (bench/clickhouseProcess.ts; its CPU is counted beside the runners', and its rows against their checks). Each runner logs its figures every `durationS` seconds, at multiples
  * of it on the wall clock (POLLER_STATS_LOG_MS); the window measured is the first such period after
  * the warm-up, the same for every runner, over which this process reads the CPU of the runners, the
  * simulator, PostgreSQL and Redis from /proc.
@@ -78,7 +83,15 @@ export const runPollerRunnersBench = Effect.fn("bench.pollerRunners")(function*(
     yield* sql`UPDATE sources SET last_checked_at = NULL WHERE synthetic AND last_checked_at IS NOT NULL`
   }).pipe(Effect.provide(Postgres.layerServer(options.databaseUrl, { maxConnections: 2 })))
 
+  // One ClickHouse for every runner, as in production: the one named, or chDB behind HTTP in its own process.
+  const named = process.env["CLICKHOUSE_URL"]
+  const dir = yield* Effect.acquireRelease(
+    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-clickhouse-"))),
+    (path) => Effect.sync(() => Fs.rmSync(path, { recursive: true, force: true }))
+  )
+  const clickhouse = named === undefined || named === "" ? yield* spawnClickHouse(dir) : undefined
   const env = {
+    CLICKHOUSE_URL: clickhouse?.url ?? named!,
     DATABASE_URL: options.databaseUrl,
     REDIS_URL: options.redisUrl,
     POLLER_SHARDS: String(options.shards),
@@ -113,9 +126,9 @@ export const runPollerRunnersBench = Effect.fn("bench.pollerRunners")(function*(
   const database = databaseOf(options.databaseUrl)
   yield* sleepUntil(from)
   yield* alive
-  const before = cpuReading(runners, sim.cpuSeconds, database)
+  const before = cpuReading(runners, sim.cpuSeconds, database, clickhouse?.pid)
   yield* sleepUntil(to)
-  const after = cpuReading(runners, sim.cpuSeconds, database)
+  const after = cpuReading(runners, sim.cpuSeconds, database, clickhouse?.pid)
   const seconds = (after.at - before.at) / 1000
 
   // Each runner's line for the window (logged at its end), and the one before it (shard starts).
@@ -155,6 +168,10 @@ export const runPollerRunnersBench = Effect.fn("bench.pollerRunners")(function*(
     }
   })
   const checks = perRunner.reduce((sum, r) => sum + r.checks, 0)
+  // Every check is one row (decision 0016): 3 s after the window (more than a flush interval), the
+  // rows stored cover every check made up to the window's end (and some made since).
+  const checksSinceStart = runners.reduce((sum, r) => sum + (lineFor(r, to)?.checks_since_start ?? 0), 0)
+  const rowsStored = clickhouse === undefined ? null : yield* Effect.sleep("3 seconds").pipe(Effect.andThen(storedRows(clickhouse.direct)))
   const runnersCpuS = after.runners.reduce((sum, cpu, i) => sum + cpu - before.runners[i]!, 0)
   const cores = (a: number, b: number) => round((b - a) / seconds)
   return {
@@ -179,9 +196,16 @@ export const runPollerRunnersBench = Effect.fn("bench.pollerRunners")(function*(
     cpu_s: round(runnersCpuS),
     cpu_ms_per_check: checks > 0 ? round((runnersCpuS * 1000) / checks, 3) : null,
     per_runner: perRunner.map(({ checksPerS: _, ...figures }) => figures),
+    clickhouse: clickhouse === undefined ? "CLICKHOUSE_URL" : "one chDB server process (bench/clickhouseServer.ts)",
+    ...(rowsStored === null ? {} : {
+      checks_to_window_end: checksSinceStart,
+      rows_stored_3s_later: rowsStored,
+      every_check_stored: rowsStored >= checksSinceStart
+    }),
     cores_used: {
       runners: round(runnersCpuS / seconds),
       simulator: cores(before.simulator, after.simulator),
+      clickhouse: cores(before.clickhouse, after.clickhouse),
       postgres: cores(before.postgres, after.postgres),
       redis: cores(before.redis, after.redis),
       postgres_bench_database: cores(before.postgresDatabase, after.postgresDatabase),

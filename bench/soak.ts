@@ -20,6 +20,7 @@ import * as Postgres from "../services/platform/Postgres.ts"
 import { RedisKeys } from "../services/platform/RedisKeys.ts"
 import { SecretBox } from "../services/platform/SecretBox.ts"
 import { nextBoundary } from "../services/poller/Poller.ts"
+import { spawnClickHouse, storedRows } from "./clickhouseProcess.ts"
 import * as FaultProxy from "./faultProxy.ts"
 import { bucketsOf, byLabel, type Scrape, scrape, valueOrNull } from "./prometheus.ts"
 import { percentile, round } from "./figures.ts"
@@ -27,7 +28,6 @@ import { insertMonitors, spawnTarget } from "./monitors.ts"
 import { flipTriggers, insertFlipRule, receiver } from "./notify.ts"
 import { childPids, freePort, groupCpu, machineBusyCpu, procCmdline, procCpu, procPeakRss, procRss } from "./processes.ts"
 import { parseRunnerLine, type RunnerStats } from "./runnerProcess.ts"
-import { spawnScript } from "./scriptProcess.ts"
 import type { ProbeReading } from "./soakProbe.ts"
 
 /**
@@ -262,22 +262,6 @@ const eventsAdded = (redis: Redis) =>
     }
   })
 
-/** `SELECT count() FROM check_results` straight at the ClickHouse server (not through its proxy); null if it cannot answer. */
-const storedRows = (clickhouseUrl: string) =>
-  Effect.promise(async () => {
-    try {
-      const response = await fetch(`${clickhouseUrl}/?database=statusgrid`, {
-        method: "POST",
-        body: "SELECT count() FROM check_results FORMAT TabSeparated",
-        signal: AbortSignal.timeout(10_000)
-      })
-      const text = (await response.text()).trim()
-      return response.ok && /^\d+$/.test(text) ? Number(text) : null
-    } catch {
-      return null
-    }
-  })
-
 /** Rows in the check results' spill files (`<DATA_DIR>/spill/<start>-<seq>-<rows>.ndjson`), waiting for ClickHouse. */
 const spilledRows = (dataDir: string) => {
   try {
@@ -294,7 +278,6 @@ const spilledRows = (dataDir: string) => {
 
 const cli = Path.resolve(import.meta.dirname, "..", "bin", "statusgrid.js")
 const probeModule = pathToFileURL(Path.join(import.meta.dirname, "soakProbe.ts")).href
-const clickhouseScript = Path.join(import.meta.dirname, "clickhouseServer.ts")
 
 /** Variables of this process that must not reach the child: it gets its own stores and settings. */
 const ownSettings = [
@@ -624,11 +607,8 @@ const soak = Effect.fnUntraced(function*(options: SoakOptions, root: string, dat
   yield* Effect.promise(() => redis.flushdb())
 
   // The stores statusgrid reaches through the proxies.
-  const clickhouseDir = Path.join(root, "clickhouse")
-  Fs.mkdirSync(clickhouseDir)
-  const clickhouse = yield* spawnScript(clickhouseScript, ["--path", clickhouseDir], "the ClickHouse server (chDB)")
-  // Without the user: fetch refuses URLs with credentials.
-  const clickhouseDirect = `http://${new URL(clickhouse.url).host}`
+  const clickhouse = yield* spawnClickHouse(Path.join(root, "clickhouse"))
+  const clickhouseDirect = clickhouse.direct
   const proxies: Record<Store, FaultProxy.FaultProxy> = {
     postgres: yield* proxyTo(database),
     redis: yield* proxyTo(options.redisUrl),
