@@ -10,6 +10,7 @@ import { nextBoundary } from "../services/poller/Poller.ts"
 import { spawnClickHouse, storedRows } from "./clickhouseProcess.ts"
 import { round } from "./figures.ts"
 import { groupCpu, procCpu, procPeakRss } from "./processes.ts"
+import { runnerChurn } from "./runnerChurn.ts"
 import { type RunnerProcess, type RunnerStats, spawnRunner } from "./runnerProcess.ts"
 import { spawnSimulator } from "./simulatorProcess.ts"
 
@@ -25,6 +26,8 @@ export interface PollerRunnersBenchOptions {
   readonly perHostConcurrency: string
   readonly databaseUrl: string
   readonly redisUrl: string
+  /** then a runner leaves and another joins (bench/runnerChurn.ts) */
+  readonly churn?: boolean | undefined
 }
 
 /** A benchmark that cannot run as asked (its message says why). */
@@ -174,6 +177,14 @@ export const runPollerRunnersBench = Effect.fn("bench.pollerRunners")(function*(
   const rowsStored = clickhouse === undefined ? null : yield* Effect.sleep("3 seconds").pipe(Effect.andThen(storedRows(clickhouse.direct)))
   const runnersCpuS = after.runners.reduce((sum, cpu, i) => sum + cpu - before.runners[i]!, 0)
   const cores = (a: number, b: number) => round((b - a) / seconds)
+  if (options.churn === true && clickhouse === undefined) {
+    return yield* new RunnersBenchError({ message: "--churn reads the rows from the benchmark's own ClickHouse: leave CLICKHOUSE_URL unset" })
+  }
+  const churn = options.churn === true && clickhouse !== undefined
+    ? yield* runnerChurn(runners, spawnRunner(runners.length + 1, env), { intervalS: options.intervalS, clickhouse: clickhouse.direct }).pipe(
+      Effect.map(({ joined: _, ...figures }) => figures)
+    )
+    : undefined
   return {
     bench: "poller",
     runners: options.runners,
@@ -212,6 +223,7 @@ export const runPollerRunnersBench = Effect.fn("bench.pollerRunners")(function*(
       bench: cores(before.bench, after.bench)
     },
     cores_available: Os.availableParallelism(),
-    simulator_peak_rss_mb: sim.peakRssMb()
+    simulator_peak_rss_mb: sim.peakRssMb(),
+    ...(churn === undefined ? {} : { churn })
   }
 })

@@ -68,6 +68,10 @@ export interface RunnerProcess {
   /** 1, 2, … in the order they were started */
   readonly index: number
   readonly pid: number
+  /** where it serves HTTP (/readyz, /metrics) */
+  readonly url: string
+  /** SIGTERM (a runner leaving the cluster), then its exit: not a failure */
+  readonly stop: Effect.Effect<void>
   /** "shard started" lines so far */
   readonly shardStarts: () => number
   /** every "poller stats" line so far */
@@ -85,7 +89,8 @@ export interface RunnerProcess {
 export const spawnRunner = Effect.fn("bench.spawnRunner")(function*(index: number, env: Record<string, string>) {
   const [port, runnerPort] = yield* Effect.promise(() => Promise.all([freePort(), freePort()]))
   const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), `statusgrid-bench-runner-${index}-`))
-  let up = false
+  let up: string | undefined
+  let stopping = false
   let shardStarts = 0
   let failed: string | undefined
   const stats: Array<RunnerStats> = []
@@ -134,7 +139,7 @@ export const spawnRunner = Effect.fn("bench.spawnRunner")(function*(index: numbe
       buffer = buffer.slice(eol + 1)
       switch (line.kind) {
         case "up":
-          up = true
+          up = line.url
           break
         case "shard-started":
           shardStarts++
@@ -158,13 +163,17 @@ export const spawnRunner = Effect.fn("bench.spawnRunner")(function*(index: numbe
   })
   child.stderr.on("data", (chunk: Buffer) => remember(chunk.toString()))
   child.once("exit", (code, signal) => {
-    failed ??= `runner ${index} exited (${signal ?? code}); its last output: ${tail.trim()}`
+    if (!stopping) failed ??= `runner ${index} exited (${signal ?? code}); its last output: ${tail.trim()}`
+  })
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve()
+    else child.once("exit", () => resolve())
   })
 
   const started = Date.now()
   // `up` is set by the stdout handler above.
   for (;;) {
-    if (up) break
+    if (up !== undefined) break
     if (failed !== undefined) return yield* Effect.die(new Error(failed))
     if (Date.now() - started > 120_000) {
       return yield* Effect.die(new Error(`runner ${index} did not serve HTTP within 120 s; its last output: ${tail.trim()}`))
@@ -174,6 +183,12 @@ export const spawnRunner = Effect.fn("bench.spawnRunner")(function*(index: numbe
   return {
     index,
     pid: child.pid!,
+    url: up,
+    stop: Effect.promise(() => {
+      stopping = true
+      child.kill("SIGTERM")
+      return exited
+    }),
     shardStarts: () => shardStarts,
     stats: () => stats,
     failed: () => failed

@@ -64,9 +64,13 @@ const poller = Command.make(
       ),
       Flag.filter((n) => n >= 1, (n) => `--runners ${n} is below 1`),
       Flag.optional
-    )
+    ),
+    churn: Flag.Boolean("churn").pipe(Flag.withDescription(
+      "With --runners 2 or more: after the measured window the last runner leaves and a new one joins under load; " +
+        "how long the shards took to move, and every source's longest time without a check across it (from ClickHouse)"
+    ))
   },
-  Effect.fn(function*({ sources, duration, interval, shards, simulator, runners }) {
+  Effect.fn(function*({ sources, duration, interval, shards, simulator, runners, churn }) {
     // First checks spread over one interval and each writes its first snapshot; measure the steady state after.
     const warmupS = 2 * interval + 10
     if (Option.isSome(runners)) {
@@ -81,6 +85,9 @@ const poller = Command.make(
         if (simulator === "inprocess") {
           return yield* new RunnersBenchError({ message: "--runners runs the simulator in its own process; --simulator inprocess does not apply" })
         }
+        if (churn && runners.value < 2) {
+          return yield* new RunnersBenchError({ message: "--churn needs --runners 2 or more: one runner leaves while the others keep the sources checked" })
+        }
         return yield* runPollerRunnersBench({
           runners: runners.value,
           sources,
@@ -90,13 +97,14 @@ const poller = Command.make(
           shards,
           perHostConcurrency: yield* Config.String("POLL_PER_HOST_CONCURRENCY"),
           databaseUrl: databaseUrl.value,
-          redisUrl: redisUrl.value
+          redisUrl: redisUrl.value,
+          churn
         })
       }).pipe(
         Effect.scoped,
         inBenchEnvironment({ POLL_PER_HOST_CONCURRENCY: "4096" }, ["POLL_PER_HOST_CONCURRENCY"])
       )
-      const command = `statusgrid bench poller --sources ${sources} --duration ${duration} --runners ${runners.value}`
+      const command = `statusgrid bench poller --sources ${sources} --duration ${duration} --runners ${runners.value}${churn ? " --churn" : ""}`
       return yield* Console.log(JSON.stringify({ command, ...result }))
     }
     // Every source at one interval; the simulator is one host standing for thousands of providers,
