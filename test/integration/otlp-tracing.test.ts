@@ -72,7 +72,7 @@ describe("OTLP tracing (OTEL_EXPORTER_OTLP_ENDPOINT)", () => {
       METRICS_TOKEN: "scrape-secret",
       SIMULATOR_URL: `http://127.0.0.1:${await freePort()}`
     }, ["start", "--demo"])
-  }, 90_000)
+  }, 180_000)
   afterAll(async () => {
     // Stopped here, not at the file's end: the demo's load would slow the next start down.
     await server?.stop()

@@ -95,7 +95,9 @@ export const runCli = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
 /** A real `statusgrid start` on embedded stores in a fresh data directory, on 127.0.0.1; `stop` also removes the directory. */
 export const startEmbedded = async (extra: Record<string, string> = {}, args: ReadonlyArray<string> = ["start"]): Promise<Running> => {
   const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-embedded-"))
-  const running = await startService(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), HOST: "127.0.0.1", ...extra }), 60_000, args)
+  // The demo loads thousands of synthetic sources and starts its simulator: longer on a busy machine.
+  const timeoutMs = args.includes("--demo") ? 150_000 : 60_000
+  const running = await startService(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), HOST: "127.0.0.1", ...extra }), timeoutMs, args)
   return {
     ...running,
     stop: async () => {
