@@ -115,7 +115,9 @@ describe("/metrics", () => {
         yield* eventually(15_000, Effect.sync(() => (receiver.requests.length > 0 ? true : undefined)))
         const after = yield* eventually(10_000, Effect.map(scrapeNow, (s) =>
           valueOf(s, "statusgrid_deliveries_total", { channel: "webhook", outcome: "delivered" }) >= 1 &&
-            valueOf(s, "statusgrid_clickhouse_rows_written_total", { table: "status_transitions" }) > valueOf(before, "statusgrid_clickhouse_rows_written_total", { table: "status_transitions" })
+            // Each writer flushes on its own timer: wait until both tables' rows of the flip are in.
+            ["status_transitions", "check_results"].every((table) =>
+              valueOf(s, "statusgrid_clickhouse_rows_written_total", { table }) > valueOf(before, "statusgrid_clickhouse_rows_written_total", { table }))
             ? s
             : undefined))
 
