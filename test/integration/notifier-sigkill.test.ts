@@ -20,7 +20,7 @@ import { waitFor } from "../support/eventually.ts"
 /** Redis database of this file only: the other test files use database 0. */
 const redisUrl = "redis://127.0.0.1:6379/11"
 const leaseMs = 3_000
-/** Processes sharing a database share the key of its sealed channel secrets (each has its own DATA_DIR). */
+/** Processes sharing a database share the key of its sealed channel secrets and keyed API key hashes (each has its own DATA_DIR). */
 const secretsKey = randomBytes(32).toString("base64")
 
 interface Received {
@@ -86,7 +86,8 @@ const startChild = (databaseUrl: string, extra: Record<string, string> = {}) =>
 /** A new organization on the test's database (`statusgrid org create`) and its Admin API key. */
 const createOrganization = (databaseUrl: string) =>
   Effect.gen(function*() {
-    const env = childEnv({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: yield* tempDir("sigkill-org") })
+    // The same secrets key as the servers': the key it prints is stored as a keyed hash under it.
+    const env = childEnv({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: yield* tempDir("sigkill-org"), SECRETS_KEY: secretsKey })
     const created = yield* Effect.promise(() => runCli(["org", "create", "--name", "Acme", "--slug", "acme", "--plan", "pro"], env))
     assert.strictEqual(created.code, 0, created.stderr)
     const printed = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { organization: { id: string }; admin_api_key: string }

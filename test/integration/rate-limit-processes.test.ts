@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -15,6 +16,8 @@ describe("the API's per-key limit across processes", () => {
   it("two runners sharing Redis allow a key 10 requests a minute together, not 10 each", () =>
     Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const databaseUrl = yield* freshDatabase
+      // One secrets key for every process: API keys are stored as keyed hashes under it.
+      const secretsKey = randomBytes(32).toString("base64")
       const runners: Array<Running> = []
       yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all(runners.map((r) => r.stop()))))
       const envOf = (dataDir: string, extra: Record<string, string> = {}) =>
@@ -27,6 +30,7 @@ describe("the API's per-key limit across processes", () => {
             RUNNER_PORT: String(yield* Effect.promise(freePort)),
             POLLER_SHARDS: "4",
             API_RATE_LIMIT_PER_MINUTE: "10",
+            SECRETS_KEY: secretsKey,
             ...extra
           })
         })
