@@ -5,12 +5,12 @@ import { testDatabaseUrl, testRedisUrl } from "../support/stores.ts"
 /**
  * `statusgrid bench soak` at a small scale: 200 sources, 200 monitors, one minute in four 15-s periods,
  * each store cut for 5 s across a period boundary. The run creates (and drops) its own PostgreSQL
- * database and flushes Redis database 12 (not to be shared with anything running meanwhile: a soak run
- * by hand uses it too by default).
+ * database and flushes Redis database 10, its own: not the soak's default (12), so a soak run by hand
+ * meanwhile keeps its state (a test run beside a 60-minute soak once flushed the soak's events).
  */
 const redisUrl = (() => {
   const u = new URL(testRedisUrl)
-  u.pathname = "/12"
+  u.pathname = "/10"
   return u.toString()
 })()
 
