@@ -1,3 +1,4 @@
+import { Effect } from "effect"
 import * as Net from "node:net"
 
 /**
@@ -165,3 +166,16 @@ export const start = (target: { readonly host: string; readonly port: number }):
       })
     })
   })
+
+/** The port a URL without one means, by scheme. */
+const defaultPorts: Readonly<Record<string, number>> = { "postgres:": 5432, "postgresql:": 5432, "redis:": 6379, "http:": 80 }
+
+/** A fault proxy in front of the server a URL names (its host and port), closed when the scope closes. */
+export const scopedTo = (url: string) =>
+  Effect.acquireRelease(
+    Effect.promise(() => {
+      const u = new URL(url)
+      return start({ host: u.hostname, port: Number(u.port || defaultPorts[u.protocol] || 0) })
+    }),
+    (proxy) => Effect.promise(() => proxy.close())
+  )

@@ -232,15 +232,6 @@ const soakDatabase = (serverUrl: string, name: string) =>
     () => onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.timeout("30 seconds"), Effect.ignore)
   )
 
-const proxyTo = (url: string) =>
-  Effect.acquireRelease(
-    Effect.promise(() => {
-      const u = new URL(url)
-      return FaultProxy.start({ host: u.hostname, port: Number(u.port) })
-    }),
-    (proxy) => Effect.promise(() => proxy.close())
-  )
-
 const redisClient = (url: string) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
@@ -610,9 +601,9 @@ const soak = Effect.fnUntraced(function*(options: SoakOptions, root: string, dat
   const clickhouse = yield* spawnClickHouse(Path.join(root, "clickhouse"))
   const clickhouseDirect = clickhouse.direct
   const proxies: Record<Store, FaultProxy.FaultProxy> = {
-    postgres: yield* proxyTo(database),
-    redis: yield* proxyTo(options.redisUrl),
-    clickhouse: yield* proxyTo(clickhouseDirect)
+    postgres: yield* FaultProxy.scopedTo(database),
+    redis: yield* FaultProxy.scopedTo(options.redisUrl),
+    clickhouse: yield* FaultProxy.scopedTo(clickhouseDirect)
   }
 
   // The organizations: the rule on the flipped sources, and the monitors.

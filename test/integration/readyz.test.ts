@@ -28,14 +28,8 @@ describe("/readyz when a store is away", () => {
     Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const databaseUrl = new URL(yield* freshDatabase)
       const redisUrl = new URL(testRedisUrl)
-      const postgres = yield* Effect.acquireRelease(
-        Effect.promise(() => FaultProxy.start({ host: databaseUrl.hostname, port: Number(databaseUrl.port || 5432) })),
-        (proxy) => Effect.promise(() => proxy.close())
-      )
-      const redis = yield* Effect.acquireRelease(
-        Effect.promise(() => FaultProxy.start({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) })),
-        (proxy) => Effect.promise(() => proxy.close())
-      )
+      const postgres = yield* FaultProxy.scopedTo(databaseUrl.toString())
+      const redis = yield* FaultProxy.scopedTo(redisUrl.toString())
       databaseUrl.host = `127.0.0.1:${postgres.port}`
       const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-readyz-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dataDir, { recursive: true, force: true })))

@@ -45,15 +45,6 @@ class Hook extends Context.Service<Hook, HttpReceiver>()("test/store-outages/Hoo
 /** A client straight to the test's Redis (not through the proxy), to read what statusgrid left there. */
 class Direct extends Context.Service<Direct, Redis>()("test/store-outages/Direct") {}
 
-const proxyTo = (url: string) =>
-  Effect.acquireRelease(
-    Effect.promise(() => {
-      const u = new URL(url)
-      return FaultProxy.start({ host: u.hostname, port: Number(u.port) })
-    }),
-    (proxy) => Effect.promise(() => proxy.close())
-  )
-
 const via = (url: string, proxy: FaultProxy.FaultProxy) => {
   const u = new URL(url)
   u.hostname = "127.0.0.1"
@@ -64,8 +55,8 @@ const via = (url: string, proxy: FaultProxy.FaultProxy) => {
 /** The two proxies, the stores statusgrid reaches through them, and a direct Redis client. */
 const stores = Layer.unwrap(Effect.gen(function*() {
   const database = yield* freshDatabase
-  const redis = yield* proxyTo(testRedisUrl)
-  const postgres = yield* proxyTo(database)
+  const redis = yield* FaultProxy.scopedTo(testRedisUrl)
+  const postgres = yield* FaultProxy.scopedTo(database)
   return Layer.mergeAll(
     Layer.succeed(Proxies, Proxies.of({ redis, postgres })),
     Postgres.layerServer(via(database, postgres), { maxConnections: 8 }),
