@@ -9,7 +9,7 @@ import {
   crowdSymptoms
 } from "../domain/api/Crowd.ts"
 import { InvalidParameter, NotFound, RateLimited } from "../domain/api/Errors.ts"
-import { crowdDefaults, crowdReason, crowdScore, hourOfWeekOf, usualByHourOfWeek, windowNetworks } from "../domain/CrowdScore.ts"
+import { crowdDefaults, crowdReason, crowdScore, hourOfWeekOf, usualByHourOfWeek } from "../domain/CrowdScore.ts"
 import { recordSentence } from "../domain/CrowdRecord.ts"
 import { SourceKey } from "../domain/Source.ts"
 import { Bus } from "../platform/Bus.ts"
@@ -18,6 +18,7 @@ import { rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { publicSourceCondition } from "../platform/SourceRow.ts"
 import { CrowdSignals } from "./CrowdSignals.ts"
+import { makeWindows, type ScopeEvidence, type WindowRow } from "./CrowdWindows.ts"
 import { canonicalAddress, networkOf } from "./Network.ts"
 
 /** A source reports are taken for. */
@@ -33,6 +34,10 @@ const batchLimit = 500
 /** How long a report trusts the source it read (a source hidden meanwhile takes reports that long), and how many are kept. */
 const sourceCacheMs = 10_000
 const sourceCacheSize = 10_000
+
+/** How late another process's committed report is still read by the next batch, and how often a window is read whole again. */
+const windowSlackMs = 2_000
+const windowRefreshMs = 60_000
 
 /** Adds a report to its scope's (a component's, a region's). */
 const addTo = <R>(scopes: Map<string, Array<R>>, scope: string, report: R) => {
@@ -227,14 +232,18 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       return allowed
     })
 
-    /** Sources reports were taken for lately, by key: a report does not read its source again for `sourceCacheMs`. */
+    /**
+     * Sources reports were taken for lately, by key: a report does not read its source again for half
+     * to all of `sourceCacheMs`, drawn per entry, so that the sources a burst read together are not all
+     * read again in the same moment (500 lookups at once stalled the batches behind them).
+     */
     const sourceCache = new Map<string, { readonly source: SourceRef; readonly until: number }>()
     const reportedSource = Effect.fnUntraced(function*(key: string, now: number) {
       const cached = sourceCache.get(key)
       if (cached !== undefined && cached.until > now) return cached.source
       const source = yield* findSource(key)
       if (sourceCache.size >= sourceCacheSize) sourceCache.clear()
-      sourceCache.set(key, { source, until: now + sourceCacheMs })
+      sourceCache.set(key, { source, until: now + sourceCacheMs * (0.5 + Math.random() / 2) })
       return source
     })
 
@@ -249,17 +258,12 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     const baselines = new Map<string, Baseline>()
     const baselineCacheSize = 20_000
 
-    /** A report of a source's window as scores read it. */
-    interface WindowRow {
-      readonly at: number
-      readonly reporter: string
-      readonly network: string
-    }
+    /** The windows of sources scored lately, read on from their last read (services/crowd/README.md "Windows"). */
+    const windows = makeWindows(p, { slackMs: windowSlackMs, refreshMs: windowRefreshMs, maxSources: 10_000 })
 
-    type Reports = Array<WindowRow>
-    /** The figures of one scope at `now` from its reports of the window (in any order) and usual. */
-    const figures = (reports: Reports, now: number, usual: number, failing: number) => {
-      const score = crowdScore({ ...windowNetworks(reports, now, p), usual, failingMonitorOrganizations: failing }, p)
+    /** The figures of one scope from its reporters of the window and usual. */
+    const figures = (reporters: ScopeEvidence, usual: number, failing: number) => {
+      const score = crowdScore({ ...reporters, usual, failingMonitorOrganizations: failing }, p)
       return {
         confidence: score.confidence,
         scored_minutes: score.windowMs / 60_000,
@@ -278,12 +282,29 @@ export class CrowdReports extends Context.Service<CrowdReports, {
      */
     const scoresOf = Effect.fnUntraced(function*(sources: ReadonlyArray<SourceRef>, now: number) {
       const ids = [...new Set(sources.map((s) => s.id))]
-      const rows = yield* sql`
+      // The windows' reports: the sources read lately only from their last read (`CrowdWindows`).
+      const read = windows.plan(ids, now)
+      const readRanges = [
+        ...(read.whole.length === 0 ? [] : [sql`(source_id IN ${sql.in(read.whole)} AND created_at > ${new Date(now - p.windowMs)})`]),
+        ...(read.from === undefined ? [] : [sql`(source_id IN ${sql.in(read.since)} AND created_at > ${new Date(read.from)})`])
+      ]
+      const fetched = yield* sql`
         SELECT source_id, (extract(epoch FROM created_at) * 1000)::float8 AS at_ms, reporter_hash, network_hash, component_id, region
         FROM crowd_reports
-        WHERE source_id IN ${sql.in(ids)} AND created_at > ${new Date(now - p.windowMs)} AND created_at <= ${new Date(now)}`.pipe(
+        WHERE ${sql.or(readRanges)} AND created_at <= ${new Date(now)}`.pipe(
           Effect.flatMap(decodeWindow)
         )
+      const bySource = new Map<string, Array<WindowRow>>()
+      for (const row of fetched) {
+        addTo(bySource, row.source_id, {
+          at: row.at_ms,
+          reporter: row.reporter_hash,
+          network: row.network_hash,
+          componentId: row.component_id,
+          region: row.region
+        })
+      }
+      const evidence = windows.apply(read, bySource, now)
 
       // The usual: distinct reporters of each clock hour at this hour of the week (and the
       // `baselineSpreadHours` on each side), 1 to `baselineWeeks` weeks ago. Past weeks' hours do not
@@ -331,45 +352,29 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       // Monitors watch the provider, not one of its components or regions: one count for every scope.
       const failing = yield* corroboration.failingMonitorOrganizations({ sourceIds: ids, at: now })
 
-      interface Scoped {
-        readonly all: Reports
-        readonly byComponent: Map<string, Reports>
-        readonly byRegion: Map<string, Reports>
-      }
-      const scoped = new Map<string, Scoped>(ids.map((id) => [id, { all: [], byComponent: new Map(), byRegion: new Map() }]))
-      const componentIds = new Set<string>()
-      for (const row of rows) {
-        const of = scoped.get(row.source_id)!
-        const report = { at: row.at_ms, reporter: row.reporter_hash, network: row.network_hash }
-        of.all.push(report)
-        if (row.component_id !== null) {
-          addTo(of.byComponent, row.component_id, report)
-          componentIds.add(row.component_id)
-        }
-        if (row.region !== null) addTo(of.byRegion, row.region, report)
-      }
+      const componentIds = new Set([...evidence.values()].flatMap((e) => [...e.components.keys()]))
       const names = componentIds.size === 0 ? [] : yield* sql`
         SELECT id, name FROM components WHERE id IN ${sql.in([...componentIds])}`.pipe(Effect.flatMap(decodeNames))
       const nameOf = new Map(names.map((c) => [c.id, c.name]))
 
       const scores = new Map<string, Omit<CrowdSourceScore, "signal">>()
       for (const source of sources) {
-        const of = scoped.get(source.id)!
+        const of = evidence.get(source.id)!
         const usual = baselines.get(`${source.id}|${hourStart}`) ?? noBaseline
         const failingNow = failing.get(source.id) ?? 0
         const components: Array<CrowdComponentScore> = []
-        for (const [id, reports] of of.byComponent) {
-          components.push({ id, name: nameOf.get(id) ?? "", ...figures(reports, now, usual.components.get(id) ?? 0, failingNow) })
+        for (const [id, reporters] of of.components) {
+          components.push({ id, name: nameOf.get(id) ?? "", ...figures(reporters, usual.components.get(id) ?? 0, failingNow) })
         }
         const regions: Array<CrowdRegionScore> = []
-        for (const [region, reports] of of.byRegion) {
-          regions.push({ region, ...figures(reports, now, usual.regions.get(region) ?? 0, failingNow) })
+        for (const [region, reporters] of of.regions) {
+          regions.push({ region, ...figures(reporters, usual.regions.get(region) ?? 0, failingNow) })
         }
         scores.set(source.id, {
           key: source.key,
           at: new Date(now).toISOString(),
           window_minutes: p.windowMs / 60_000,
-          ...figures(of.all, now, usual.source, failingNow),
+          ...figures(of.all, usual.source, failingNow),
           components: components.toSorted(byConfidence),
           regions: regions.toSorted(byConfidence)
         })
@@ -422,6 +427,19 @@ export class CrowdReports extends Context.Service<CrowdReports, {
         ON CONFLICT (source_id, reporter_hash, window_start) DO NOTHING
         RETURNING source_id, reporter_hash, (extract(epoch FROM window_start) * 1000)::float8 AS window_ms`.pipe(Effect.flatMap(decodeInserted))
       const counted = new Set(inserted.map((row) => keyOf(row.source_id, row.reporter_hash, row.window_ms)))
+      // This process's rows are in its windows at once, however late another process reads them.
+      const written = new Map<string, Array<WindowRow>>()
+      for (const row of rows) {
+        if (!counted.has(keyOf(row.source_id, row.reporter_hash, row.window_start.getTime()))) continue
+        addTo(written, row.source_id, {
+          at: row.created_at.getTime(),
+          reporter: row.reporter_hash,
+          network: row.network_hash,
+          componentId: row.component_id,
+          region: row.region
+        })
+      }
+      for (const [id, own] of written) windows.add(id, own)
 
       const now = Math.max(...batch.map((r) => r.now))
       const sources = [...new Map(batch.map((r) => [r.source.id, r.source])).values()]

@@ -1,4 +1,4 @@
-import { Clock, Config, Effect, Layer, Result, Schema } from "effect"
+import { Array as Arr, Clock, Config, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { randomBytes } from "node:crypto"
 import * as Os from "node:os"
@@ -87,6 +87,9 @@ const onsetsLoop = Layer.effectDiscard(Effect.gen(function*() {
   yield* round.pipe(Effect.forever, Effect.forkScoped)
 }))
 
+/** Open signals a sweep scores together at most. */
+const sweepChunk = 50
+
 /**
  * Every `CROWD_SWEEP_MS`: scores each source with an open signal again (so a signal ends when its
  * reports age out of the window, without a new report), and hands the bus what it refused before.
@@ -97,13 +100,17 @@ export const sweepOnce = Effect.fn("CrowdWorker.sweep")(function*(at?: number) {
   const reports = yield* CrowdReports
   const now = at ?? (yield* Clock.currentTimeMillis)
   const open = yield* signals.openSources
-  // Scored together, as a batch of reports is; a source no longer public (disabled) is left out and
-  // keeps its signal until it is shown again.
-  const scores = yield* reports.scores(open.map((source) => source.key), now)
-  yield* signals.observeAll(open.flatMap((source) => {
-    const score = scores.get(source.key)
-    return score === undefined ? [] : [{ source, score }]
-  }), now)
+  // Scored `sweepChunk` at a time, each chunk as a batch of reports is, so that the report batches
+  // of a burst that opened hundreds of signals never wait behind all of them at once. A source no
+  // longer public (disabled) is left out and keeps its signal until it is shown again.
+  for (const chunk of Arr.chunksOf(open, sweepChunk)) {
+    const scores = yield* reports.scores(chunk.map((source) => source.key), now)
+    yield* signals.observeAll(chunk.flatMap((source) => {
+      const score = scores.get(source.key)
+      return score === undefined ? [] : [{ source, score }]
+    }), now)
+    yield* Effect.yieldNow
+  }
   return { scored: open.length, published: yield* signals.publishPending }
 })
 

@@ -64,7 +64,8 @@ export interface CrowdParameters {
 export const crowdDefaults: CrowdParameters = {
   windowMs: 10 * 60_000,
   shortWindowsMs: [60_000, 2 * 60_000, 3 * 60_000, 5 * 60_000],
-  shortWindowPenalty: 1,
+  // log10 of the four short windows looked at beside the whole one (Bonferroni): decision 0014.
+  shortWindowPenalty: Math.log10(4),
   baselineWeeks: 4,
   baselineSpreadHours: 1,
   floor: 0.2,
@@ -77,12 +78,22 @@ export const crowdDefaults: CrowdParameters = {
   minReporters: 3
 }
 
+/** One window's distinct reporters counted: in how many networks, and how many count after the per-network cap. */
+export interface WindowCount {
+  readonly reporters: number
+  readonly networks: number
+  readonly counted: number
+}
+
+/** A window's reporters by network (how many each network has), or already counted. */
+export type WindowReporters = ReadonlyArray<number> | WindowCount
+
 /** What the score is computed from, for one source, component or region at one moment. */
 export interface CrowdEvidence {
-  /** Distinct reporters in the window, by network: how many reporters each network has. */
-  readonly networks: ReadonlyArray<number>
+  /** Distinct reporters in the window, by network: how many reporters each network has (or their count). */
+  readonly networks: WindowReporters
   /** The same within each of the parameters' `shortWindowsMs` (in their order); none: not scored. */
-  readonly recent?: ReadonlyArray<ReadonlyArray<number>> | undefined
+  readonly recent?: ReadonlyArray<WindowReporters> | undefined
   /** The usual distinct reporters per window at this hour of the week (before the floor). */
   readonly usual: number
   /** Organizations whose monitors of the provider's endpoints are failing now. */
@@ -142,14 +153,25 @@ export const log10PoissonTail = (n: number, lambda: number): number => {
   return (lnPmf + Math.log(sum)) / ln10
 }
 
-/** The figures of one window: `networks` against `usual` scaled from the whole window to `windowMs`. */
-const windowScore = (networks: ReadonlyArray<number>, windowMs: number, usual: number, penalty: number, p: CrowdParameters) => {
-  const counted = networks.reduce((a, b) => a + Math.min(b, p.perNetwork), 0)
+/** A window's reporters by network, counted under the per-network cap. */
+export const countReporters = (reporters: WindowReporters, p: CrowdParameters = crowdDefaults): WindowCount => {
+  if (!Array.isArray(reporters)) return reporters as WindowCount
+  const networks = reporters as ReadonlyArray<number>
+  return {
+    reporters: networks.reduce((a, b) => a + b, 0),
+    networks: networks.length,
+    counted: networks.reduce((a, b) => a + Math.min(b, p.perNetwork), 0)
+  }
+}
+
+/** The figures of one window: its reporters against `usual` scaled from the whole window to `windowMs`. */
+const windowScore = (reporters: WindowReporters, windowMs: number, usual: number, penalty: number, p: CrowdParameters) => {
+  const { counted, ...count } = countReporters(reporters, p)
   const expected = (Math.max(usual, p.floor) * windowMs) / p.windowMs
   return {
     windowMs,
-    reporters: networks.reduce((a, b) => a + b, 0),
-    networks: networks.length,
+    reporters: count.reporters,
+    networks: count.networks,
     counted,
     expected,
     chance: Math.max(0, -log10PoissonTail(counted, expected) - penalty)

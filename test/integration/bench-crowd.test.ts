@@ -63,7 +63,7 @@ describe("statusgrid bench crowd", () => {
     const busiest = Math.max(...Array.from({ length: 168 }, (_, h) => backgroundRate(h)))
     const scale = crowdDefaults.floor / busiest
     // 10, 5, 3, 2 and 1 minutes.
-    assert.deepStrictEqual(thresholds, [5, 5, 4, 4, 3])
+    assert.deepStrictEqual(thresholds, [5, 4, 4, 4, 3])
     const from = periodStart
     const to = from + 10 * dayMs
     let signalsN = 0

@@ -239,11 +239,13 @@ describe("crowd reports", () => {
         const r = yield* report(busy.key, "127.0.50.1", { symptom: "down", component_id: busy.components[0] })
         assert.strictEqual(r.status, 202, JSON.stringify(r.body))
         const one = crowdScore({ ...inTheLastMinute([1]), usual, failingMonitorOrganizations: 0 })
-        assert.include(r.body.score, { reporters: 1, expected: 1, confidence: one.confidence, reason: crowdReason(one) })
-        assert.strictEqual(r.body.score.reason, "1 reporter in 10 min, usually 1.")
+        // A lone reporter is most surprising in the last minute's window (a tenth of the usual).
+        assert.include(r.body.score, { reporters: 1, expected: one.expected, confidence: one.confidence, reason: crowdReason(one) })
+        assert.closeTo(one.expected, 1 / 10, 1e-12)
+        assert.strictEqual(r.body.score.reason, "1 reporter in 1 min, usually 0.1.")
         const component = crowdScore({ ...inTheLastMinute([1]), usual: componentUsual, failingMonitorOrganizations: 0 })
         assert.include(r.body.score.components[0], { id: busy.components[0], expected: component.expected, confidence: component.confidence })
-        assert.closeTo(component.expected, 2 / 9, 1e-12)
+        assert.closeTo(component.expected, 2 / 9 / 10, 1e-12)
       }), 120_000)
 
     it.effect("reports sent at once are written and scored in batches: each answered once stored, a reporter twice in a batch counted once", () =>

@@ -1,0 +1,110 @@
+import { describe, expect, it } from "@effect/vitest"
+import { countReporters, crowdDefaults, windowNetworks } from "../domain/CrowdScore.ts"
+import { makeWindows, type SourceEvidence, type WindowRead, type WindowRow } from "./CrowdWindows.ts"
+
+const p = crowdDefaults
+const second = 1000
+
+/** A small deterministic random stream. */
+const prng = (seed: number) => () => {
+  seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648
+  return seed / 2_147_483_648
+}
+
+interface Stored extends WindowRow {
+  readonly source: string
+  /** When its row became visible to readers (a process commits a little after the report's time). */
+  readonly committed: number
+}
+
+/** What the database answers to a planned read at `now`: rows visible at `now`, by source. */
+const answer = (db: ReadonlyArray<Stored>, read: WindowRead, now: number) => {
+  const rows = new Map<string, Array<WindowRow>>()
+  for (const r of db) {
+    if (r.committed > now || r.at > now) continue
+    const whole = read.whole.includes(r.source) && r.at > now - p.windowMs
+    const since = read.from !== undefined && read.since.includes(r.source) && r.at > read.from
+    if (!whole && !since) continue
+    rows.set(r.source, [...(rows.get(r.source) ?? []), r])
+  }
+  return rows
+}
+
+/** The counts `windowNetworks` gives from every row of the source in the window: what the kept windows must equal. */
+const truth = (db: ReadonlyArray<Stored>, source: string, now: number, scope: (r: WindowRow) => boolean) => {
+  const { networks, recent } = windowNetworks(db.filter((r) => r.source === source && r.committed <= now && scope(r)), now, p)
+  return { networks: countReporters(networks), recent: recent!.map((n) => countReporters(n)) }
+}
+
+/** A report of its own network, of no component or region. */
+const row = (at: number, reporter: string): WindowRow => ({ at, reporter, network: reporter, componentId: null, region: null })
+
+const counts = (e: SourceEvidence) => ({
+  all: { networks: countReporters(e.all.networks), recent: e.all.recent!.map((n) => countReporters(n)) },
+  components: new Map([...e.components].map(([id, s]) => [id, { networks: countReporters(s.networks), recent: s.recent!.map((n) => countReporters(n)) }]))
+})
+
+describe("CrowdWindows", () => {
+  it("counts each scope's reporters as windowNetworks does over the whole window, read after read", () => {
+    const random = prng(7)
+    const windows = makeWindows(p, { slackMs: 5 * second, refreshMs: 60 * second, maxSources: 100 })
+    const db: Array<Stored> = []
+    const sources = ["a", "b", "c"]
+    const reporters = Array.from({ length: 40 }, (_, i) => `r${i}`)
+    let now = 1_700_000_000_000
+    let reads = 0
+    for (let step = 0; step < 600; step++) {
+      now += Math.floor(random() * 4 * second)
+      // A few reports, some committed by another process up to 4 s late (within the slack).
+      for (let n = Math.floor(random() * 4); n > 0; n--) {
+        const at = now - Math.floor(random() * 2 * second)
+        const reporter = reporters[Math.floor(random() * reporters.length)]!
+        const source = sources[Math.floor(random() * sources.length)]!
+        const windowStart = Math.floor(at / p.windowMs)
+        // One row per reporter, source and fixed window (the table's unique key).
+        if (db.some((r) => r.source === source && r.reporter === reporter && Math.floor(r.at / p.windowMs) === windowStart)) continue
+        const row: Stored = {
+          source,
+          at,
+          reporter,
+          network: `n${Math.floor(random() * 12)}`,
+          componentId: random() < 0.5 ? `c${Math.floor(random() * 3)}` : null,
+          region: null,
+          committed: at + Math.floor(random() * 4 * second)
+        }
+        db.push(row)
+      }
+      const ids = sources.filter(() => random() < 0.7)
+      if (ids.length === 0) continue
+      const read = windows.plan(ids, now)
+      const evidence = windows.apply(read, answer(db, read, now), now)
+      reads++
+      for (const id of ids) {
+        const got = counts(evidence.get(id)!)
+        expect(got.all).toEqual(truth(db, id, now, () => true))
+        for (const [component, c] of got.components) expect(c).toEqual(truth(db, id, now, (r) => r.componentId === component))
+        const reported = new Set(db.filter((r) => r.source === id && r.committed <= now && r.componentId !== null && r.at > now - p.windowMs && r.at <= now).map((r) => r.componentId))
+        expect(new Set(got.components.keys())).toEqual(reported)
+      }
+    }
+    expect(reads).toBeGreaterThan(400)
+  })
+
+  it("reads only what is new after the first read, whole again after refreshMs, and never keeps a past moment", () => {
+    const windows = makeWindows(p, { slackMs: 5 * second, refreshMs: 60 * second, maxSources: 100 })
+    const t = 1_700_000_000_000
+    expect(windows.plan(["a"], t)).toEqual({ whole: ["a"], since: [], from: undefined })
+    windows.apply({ whole: ["a"], since: [], from: undefined }, new Map([["a", [row(t - 1000, "x")]]]), t)
+    expect(windows.plan(["a"], t + 10 * second)).toEqual({ whole: [], since: ["a"], from: t - 5 * second })
+    // This process's own rows count at once.
+    windows.add("a", [row(t + 2 * second, "y")])
+    const e = windows.apply({ whole: [], since: ["a"], from: t - 5 * second }, new Map(), t + 10 * second).get("a")!
+    expect(countReporters(e.all.networks).reporters).toBe(2)
+    // A moment before the last read: read whole, answered from those rows, the kept window untouched.
+    expect(windows.plan(["a"], t)).toEqual({ whole: ["a"], since: [], from: undefined })
+    const past = windows.apply({ whole: ["a"], since: [], from: undefined }, new Map([["a", [row(t - 1000, "x")]]]), t).get("a")!
+    expect(countReporters(past.all.networks).reporters).toBe(1)
+    expect(windows.plan(["a"], t + 11 * second).since).toEqual(["a"])
+    expect(windows.plan(["a"], t + 61 * second).whole).toEqual(["a"])
+  })
+})
