@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { DataDir } from "./DataDir.ts"
 import * as EmbeddedPostgres from "./EmbeddedPostgres.ts"
 
@@ -21,13 +21,17 @@ export const layerServer = (url: string, options: { readonly maxConnections?: nu
     Layer.succeed(PostgresBackend, PostgresBackend.of({ kind: "postgres", target: describeUrl(url) }))
   )
 
+/** PostgreSQL's `shared_buffers` for PGlite: a size such as 32MB (kB, MB or GB). */
+const SharedBuffers = Schema.String.check(Schema.isPattern(/^[1-9][0-9]{0,6}(kB|MB|GB)$/u))
+
 /** PGlite under `DATA_DIR/postgres`, reached through the same wire-protocol client. */
 export const layerEmbedded = Layer.unwrap(Effect.gen(function*() {
   const dataDir = yield* DataDir
   const path = dataDir.sub("postgres")
+  const sharedBuffers = yield* Config.schema(SharedBuffers, "EMBEDDED_PG_SHARED_BUFFERS").pipe(Config.withDefault("32MB"))
   return Layer.merge(
     PgClient.layerFrom(Effect.gen(function*() {
-      const socket = yield* EmbeddedPostgres.start(path)
+      const socket = yield* EmbeddedPostgres.start(path, { sharedBuffers })
       return yield* PgClient.make({
         ...common,
         path: socket,
