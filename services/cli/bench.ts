@@ -68,7 +68,7 @@ const poller = Command.make(
     churn: Flag.Boolean("churn").pipe(Flag.withDescription(
       "With --runners 2 or more: after the measured window the last runner leaves and a new one joins under load; " +
         "how long the shards took to move, and every source's longest time without a check across it (from ClickHouse)"
-    ))
+    ), Flag.withDefault(false))
   },
   Effect.fn(function*({ sources, duration, interval, shards, simulator, runners, churn }) {
     // First checks spread over one interval and each writes its first snapshot; measure the steady state after.
