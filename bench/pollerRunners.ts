@@ -9,7 +9,7 @@ import * as Postgres from "../services/platform/Postgres.ts"
 import { nextBoundary } from "../services/poller/Poller.ts"
 import { spawnClickHouse, storedRows } from "./clickhouseProcess.ts"
 import { round } from "./figures.ts"
-import { groupCpu, procCpu, procPeakRss } from "./processes.ts"
+import { cpuByPid, cpuUsedBetween, groupCpu, procCpu, procPeakRss } from "./processes.ts"
 import { runnerChurn } from "./runnerChurn.ts"
 import { type RunnerProcess, type RunnerStats, spawnRunner } from "./runnerProcess.ts"
 import { spawnSimulator } from "./simulatorProcess.ts"
@@ -55,7 +55,8 @@ const cpuReading = (runners: ReadonlyArray<RunnerProcess>, simulatorCpu: () => n
     // The whole server, other databases' work included (the machine may be shared).
     postgres: groupCpu("postgres"),
     // Backends titled `postgres: <cluster>: <user> <database> <client> <activity>`.
-    postgresDatabase: groupCpu("postgres", (cmdline) => cmdline.split(" ").includes(database)),
+    // Backends that end meanwhile (a runner leaving) are not counted: no parent process of theirs is the database's.
+    postgresDatabase: cpuByPid("postgres", (cmdline) => cmdline.split(" ").includes(database)),
     redis: groupCpu("redis-server"),
     bench: (own.user + own.system) / 1e6
   }
@@ -219,7 +220,7 @@ export const runPollerRunnersBench = Effect.fn("bench.pollerRunners")(function*(
       clickhouse: cores(before.clickhouse, after.clickhouse),
       postgres: cores(before.postgres, after.postgres),
       redis: cores(before.redis, after.redis),
-      postgres_bench_database: cores(before.postgresDatabase, after.postgresDatabase),
+      postgres_bench_database: round(cpuUsedBetween(before.postgresDatabase, after.postgresDatabase) / seconds),
       bench: cores(before.bench, after.bench)
     },
     cores_available: Os.availableParallelism(),

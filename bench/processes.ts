@@ -111,3 +111,25 @@ export const groupCpu = (comm: string, matches: (cmdline: string) => boolean = (
     const stat = procStat(p.pid)
     return stat ? sum + stat.own + stat.children : sum
   }, 0)
+
+/**
+ * CPU seconds used so far by each process named `comm` whose command line `matches`, by pid (its
+ * own, not its ended children's): for a group whose ended members no parent accounts for (one
+ * database's PostgreSQL backends), compared reading to reading with `cpuUsedBetween`.
+ */
+export const cpuByPid = (comm: string, matches: (cmdline: string) => boolean): ReadonlyMap<number, number> =>
+  new Map(processesNamed(comm).flatMap((p) => {
+    if (!matches(p.cmdline)) return []
+    const stat = procStat(p.pid)
+    return stat ? [[p.pid, stat.own] as const] : []
+  }))
+
+/**
+ * CPU seconds the processes of `after` used since `before`: the difference for those in both, all of it
+ * for those started meanwhile. Those that ended meanwhile are not counted (never negative).
+ */
+export const cpuUsedBetween = (before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number => {
+  let sum = 0
+  for (const [pid, cpu] of after) sum += Math.max(0, cpu - (before.get(pid) ?? 0))
+  return sum
+}
