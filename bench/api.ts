@@ -4,7 +4,7 @@ import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createRequire } from "node:module"
 import { createServer } from "node:http"
-import { ApiRoutes, routerConfig } from "../services/api/ApiHttp.ts"
+import { ApiRoutes, listenBacklog, routerConfig } from "../services/api/ApiHttp.ts"
 import { Publisher } from "../services/platform/Publisher.ts"
 import * as Catalog from "../services/catalog/Catalog.ts"
 import { ApiKeys } from "../services/orgs/ApiKeys.ts"
@@ -145,7 +145,7 @@ export const apiBenchServer = Layer.mergeAll(
   Organizations.layer,
   ApiKeys.layer.pipe(Layer.provide(SecretBox.layer))
 ).pipe(
-  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1", backlog: listenBacklog })),
   // The API publishes manual custom-source changes through the process's Publisher.
   Layer.provide(Publisher.layer)
 )

@@ -9,7 +9,7 @@ import { PostgresBackend } from "../platform/Postgres.ts"
 import { Health } from "../platform/Health.ts"
 import { LiveHub } from "../platform/LiveHub.ts"
 import { ShardPlacement } from "../poller/ShardPlacement.ts"
-import { ApiRoutes, routerConfig } from "./ApiHttp.ts"
+import { ApiRoutes, listenBacklog, routerConfig } from "./ApiHttp.ts"
 import { PortalRoutesLive } from "./Portal.ts"
 import { AddressLimitsLive } from "./AddressLimits.ts"
 import { SecurityHeadersLive } from "./SecurityHeaders.ts"
@@ -113,6 +113,6 @@ export const serverLayer = Layer.unwrap(Effect.gen(function*() {
   const port = yield* Config.Port("PORT").pipe(Config.withDefault(8080))
   const host = yield* Config.String("HOST").pipe(Config.withDefault("0.0.0.0"))
   return withLiveStreams(Layer.mergeAll(HttpRouter.serve(routes, { disableListenLog: true, routerConfig }), announce(host))).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, { port, host }))
+    Layer.provide(NodeHttpServer.layer(createServer, { port, host, backlog: listenBacklog }))
   )
 }))

@@ -1,7 +1,7 @@
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { describe, expect, it } from "vitest"
+import { assert, describe, expect, it } from "vitest"
 import { childEnv, runCli } from "../support/process.ts"
 
 /**
@@ -16,7 +16,7 @@ describe("statusgrid bench poller", () => {
         ["bench", "poller", "--sources", "30", "--duration", "2", "--interval", "2"],
         childEnv({ DATA_DIR: dataDir })
       )
-      expect(code, stderr).toBe(0)
+      assert.strictEqual(code, 0, stderr)
       const line = JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, unknown> & { checks_per_s: number; failures: number }
       expect(line.command).toBe("statusgrid bench poller --sources 30 --duration 2")
       expect(line.checks_per_s).toBeGreaterThan(0)
