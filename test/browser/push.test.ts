@@ -144,7 +144,14 @@ describe("Web Push in Chromium", () => {
     await page.goto(`${server.url}/profile`)
     await page.getByRole("heading", { level: 2, name: "Push notifications" }).waitFor()
     await page.getByText("No device is subscribed.").waitFor()
-    assert.strictEqual(await page.getByLabel("Device name").inputValue(), "Chrome on Linux")
+    // The default name is the browser's, set once the page is hydrated, which can come after the server's
+    // list shows: read at once, it was the empty server-rendered field in every run on 2026-11-27's machine
+    // (Chromium 156), the test's last commit included.
+    const named = await waitForValue("the default device name", async () => {
+      const name = await page.getByLabel("Device name").inputValue()
+      return name === "" ? undefined : name
+    }, 15_000)
+    assert.strictEqual(named, "Chrome on Linux")
     await page.getByLabel("Device name").fill("Grace's laptop")
     await page.getByRole("button", { name: "Subscribe this browser" }).click()
     await page.getByRole("status").filter({ hasText: "Subscribed Grace's laptop to Lighthouse Keepers's alerts." }).waitFor()
