@@ -40,7 +40,11 @@ await db.close()
 const initialize = (dataDir: string) =>
   Effect.callback<void, EmbeddedPostgresError>((resume) => {
     if (Fs.existsSync(Path.join(dataDir, "PG_VERSION"))) return resume(Effect.void)
-    Fs.mkdirSync(dataDir, { recursive: true })
+    try {
+      Fs.mkdirSync(dataDir, { recursive: true })
+    } catch (cause) {
+      return resume(Effect.fail(new EmbeddedPostgresError({ message: `cannot create ${dataDir}`, cause })))
+    }
     // Run from this package so that the child resolves @electric-sql/pglite as this module does.
     const child = ChildProcess.execFile(process.execPath, ["--input-type=module", "-e", initializeScript, Path.resolve(dataDir)], {
       cwd: Path.dirname(new URL(import.meta.url).pathname)
