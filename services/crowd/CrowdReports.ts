@@ -235,7 +235,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     /**
      * Sources reports were taken for lately, by key: a report does not read its source again for half
      * to all of `sourceCacheMs`, drawn per entry, so that the sources a burst read together are not all
-     * read again in the same moment (500 lookups at once stalled the batches behind them).
+     * read again in the same moment.
      */
     const sourceCache = new Map<string, { readonly source: SourceRef; readonly until: number }>()
     const reportedSource = Effect.fnUntraced(function*(key: string, now: number) {

@@ -315,7 +315,5 @@ export const makeWindows = (p: CrowdParameters, o: WindowOptions) => {
     if (entry !== undefined) merge(id, entry, rows)
   }
 
-  return { plan, apply, add, size: () => kept.size }
+  return { plan, apply, add }
 }
-
-export type Windows = ReturnType<typeof makeWindows>

@@ -50,7 +50,7 @@ const initialize = (dataDir: string) =>
       cwd: Path.dirname(new URL(import.meta.url).pathname)
     }, (error, _stdout, stderr) =>
       resume(error === null ? Effect.void : Effect.fail(new EmbeddedPostgresError({
-        message: `cannot initialize PGlite at ${dataDir}: ${stderr.trim().split("\n").at(-1) ?? error.message}`,
+        message: `cannot initialize PGlite at ${dataDir}: ${stderr.trim().split("\n").at(-1) || error.message}`,
         cause: error
       }))))
     return Effect.sync(() => child.kill())
