@@ -1,6 +1,6 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { HttpRouter } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createRequire } from "node:module"
 import { createServer } from "node:http"
@@ -11,6 +11,7 @@ import { ApiKeys } from "../services/orgs/ApiKeys.ts"
 import { SecretBox } from "../services/platform/SecretBox.ts"
 import { Organizations } from "../services/orgs/Organizations.ts"
 import * as Migrations from "../services/platform/Migrations.ts"
+import type { HttpTarget } from "./httpProcesses.ts"
 
 export interface ApiBenchOptions {
   /** seconds of each mix */
@@ -93,7 +94,7 @@ const summary = (r: AutocannonResult, seconds: number) => ({
  * default) with the default catalog; autocannon drives the read mix, then a write mix (an
  * organization on the Pro plan creating and deleting maintenance windows with an Admin key).
  */
-export const runApiBench = Effect.fn("bench.api")(function*(options: ApiBenchOptions) {
+export const runApiBench = Effect.fn("bench.api")(function*(options: ApiBenchOptions, target: HttpTarget) {
   yield* Migrations.migratePostgres()
   yield* Catalog.seedIfEmpty()
   // The read mix runs over the real pages and the demo's synthetic sources, 5,243 in all (nothing polls them here).
@@ -106,8 +107,8 @@ export const runApiBench = Effect.fn("bench.api")(function*(options: ApiBenchOpt
   const sources = yield* sql<{ key: string; name: string }>`SELECT key, name FROM sources WHERE organization_id IS NULL ORDER BY key`
   const { id } = yield* Organizations.use((o) => o.create({ name: "Bench", slug: `bench-${Date.now().toString(36)}`, plan: "pro" }))
   const adminKey = yield* ApiKeys.use((k) => k.issue(id, "bench", "admin"))
-  const { address } = yield* HttpServer.HttpServer
-  const url = address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
+  const url = target.url
+  const cpuBefore = target.cpuSeconds()
 
   const mix = readMix(sources)
   const read = yield* Effect.promise(() =>
@@ -125,6 +126,7 @@ export const runApiBench = Effect.fn("bench.api")(function*(options: ApiBenchOpt
     { method: "POST", path: "/api/v1/maintenance-windows", body: window, headers: auth },
     { method: "GET", path: "/api/v1/maintenance-windows?limit=10", headers: auth }
   ]
+  const readCpuS = target.cpuSeconds() - cpuBefore
   const write = yield* Effect.promise(() =>
     autocannon({ url, connections: Math.max(1, Math.floor(options.connections / 4)), duration: options.durationS, workers: 1, requests: writes })
   )
@@ -134,17 +136,17 @@ export const runApiBench = Effect.fn("bench.api")(function*(options: ApiBenchOpt
     connections: options.connections,
     cache_ms: options.cacheMs,
     distinct_read_urls: new Set(mix.map((r) => r.path)).size,
-    read_mix: summary(read, options.durationS),
+    servers: target.servers,
+    read_mix: { ...summary(read, options.durationS), server_cpu_s: Math.round(readCpuS * 10) / 10 },
     write_mix: summary(write, options.durationS)
   }
 })
 
 /** The API alone on 127.0.0.1 (no pollers: the benchmark measures the API's own throughput). */
-export const apiBenchServer = Layer.mergeAll(
-  HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }),
-  Organizations.layer,
-  ApiKeys.layer.pipe(Layer.provide(SecretBox.layer))
-).pipe(
+/** What the benchmark itself needs of the services: an organization and its API key. */
+export const apiBenchSeeding = Layer.mergeAll(Organizations.layer, ApiKeys.layer.pipe(Layer.provide(SecretBox.layer)))
+
+export const apiBenchServer = HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }).pipe(
   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1", backlog: listenBacklog })),
   // The API publishes manual custom-source changes through the process's Publisher.
   Layer.provide(Publisher.layer)

@@ -1,5 +1,4 @@
 import { Array as Arr, Clock, Effect, Schema } from "effect"
-import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
 import { spawn } from "node:child_process"
 import { createInterface } from "node:readline"
@@ -24,7 +23,8 @@ import {
   officialStatusAt,
   sourceScale
 } from "../services/simulator/Crowd.ts"
-import { peakRssMb, percentile, round } from "./figures.ts"
+import { percentile, round } from "./figures.ts"
+import type { HttpTarget } from "./httpProcesses.ts"
 
 /**
  * `statusgrid bench crowd` (issue #17): the crowd's detection over simulated
@@ -660,8 +660,8 @@ export interface IngestOptions {
   readonly sources: number
 }
 
-/** The API's report ingest at a fixed arrival rate, on the API server this process serves (HttpServer). */
-export const runIngest = Effect.fn("bench.crowd.ingest")(function*(o: IngestOptions) {
+/** The API's report ingest at a fixed arrival rate, on `target` (this process's API server, or `statusgrid http` processes). */
+export const runIngest = Effect.fn("bench.crowd.ingest")(function*(o: IngestOptions, target: HttpTarget) {
   yield* Migrations.migratePostgres()
   const sql = yield* SqlClient
   const tag = Date.now().toString(36)
@@ -680,11 +680,10 @@ export const runIngest = Effect.fn("bench.crowd.ingest")(function*(o: IngestOpti
     keys.push(...made.map((m) => m.key))
     ids.push(...made.map((m) => m.id))
   }
-  const { address } = yield* HttpServer.HttpServer
-  const url = address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
+  const url = target.url
   const total = Math.round(o.rate * (o.warmupS + o.durationS))
   const addresses = Array.from({ length: total }, (_, i) => crowdAddress(nthReporter(i)))
-  const cpuBefore = process.cpuUsage()
+  const cpuBefore = target.cpuSeconds()
   const out = yield* Effect.promise(() =>
     new Promise<{ total: number; sent: number; done: number; measured: number; errors: number; errorCodes: Record<string, number>; statuses: Record<string, number>; latencies: Array<number>; sendSpanMs: number; spanMs: number }>((resolve, reject) => {
       const child = spawn(process.execPath, ["--input-type=module", "-e", loadScript], { stdio: ["pipe", "pipe", "inherit"] })
@@ -694,7 +693,7 @@ export const runIngest = Effect.fn("bench.crowd.ingest")(function*(o: IngestOpti
       child.stdin!.end(JSON.stringify({ url, rate: o.rate, warmupS: o.warmupS, durationS: o.durationS, keys, addresses }) + "\n")
     })
   )
-  const cpu = process.cpuUsage(cpuBefore)
+  const cpuS = target.cpuSeconds() - cpuBefore
   const [stored] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM crowd_reports WHERE source_id IN ${sql.in(ids)}`
   const [opened] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM crowd_signals WHERE source_id IN ${sql.in(ids)}`
   yield* sql`DELETE FROM crowd_signals WHERE source_id IN ${sql.in(ids)}`
@@ -720,7 +719,8 @@ export const runIngest = Effect.fn("bench.crowd.ingest")(function*(o: IngestOpti
     latency_ms: { p50: round(percentile(sorted, 50), 1), p99: round(percentile(sorted, 99), 1), max: round(sorted.at(-1) ?? 0, 1) },
     rows_stored: stored!.n,
     signals_opened: opened!.n,
-    server_cpu_s: round((cpu.user + cpu.system) / 1e6, 1),
-    peak_rss_mb: peakRssMb()
+    servers: target.servers,
+    server_cpu_s: round(cpuS, 1),
+    peak_rss_mb: target.peakRssMb()
   }
 })

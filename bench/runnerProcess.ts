@@ -81,13 +81,23 @@ export interface RunnerProcess {
 }
 
 /**
- * `statusgrid runner` in its own process, with its own DATA_DIR (a temporary directory, removed
+ * `statusgrid runner` (or `statusgrid http`) in its own process, with its own DATA_DIR (a temporary directory, removed
  * afterwards), HTTP and runner ports, and `env` over this process's environment; logs JSON at Info
  * on a pipe this process reads (its warnings and errors go on to stderr). Resolves once it serves
  * HTTP; stopped when the scope closes (SIGTERM, SIGKILL 30 s later).
  */
-export const spawnRunner = Effect.fn("bench.spawnRunner")(function*(index: number, env: Record<string, string>) {
-  const [port, runnerPort] = yield* Effect.promise(() => Promise.all([freePort(), freePort()]))
+export const spawnRunner = Effect.fn("bench.spawnRunner")(function*(
+  index: number,
+  env: Record<string, string>,
+  options: {
+    /** `statusgrid http`: the HTTP server only (its "up" line is the same) */
+    readonly command?: "runner" | "http"
+    /** a port shared with others (HTTP_SHARE_PORT in `env`) */
+    readonly port?: number
+  } = {}
+) {
+  const command = options.command ?? "runner"
+  const [port, runnerPort] = yield* Effect.promise(() => Promise.all([options.port ?? freePort(), freePort()]))
   const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), `statusgrid-bench-runner-${index}-`))
   let up: string | undefined
   let stopping = false
@@ -100,7 +110,7 @@ export const spawnRunner = Effect.fn("bench.spawnRunner")(function*(index: numbe
   }
   const child = yield* Effect.acquireRelease(
     Effect.sync(() =>
-      spawn(process.execPath, [cli, "runner"], {
+      spawn(process.execPath, [cli, command], {
         stdio: ["ignore", "pipe", "pipe"],
         env: {
           ...process.env,
@@ -148,11 +158,11 @@ export const spawnRunner = Effect.fn("bench.spawnRunner")(function*(index: numbe
           stats.push(line.stats)
           break
         case "unreadable-stats":
-          failed ??= `runner ${index} logged a "poller stats" line the benchmark cannot read: ${line.line}`
+          failed ??= `${command} ${index} logged a "poller stats" line the benchmark cannot read: ${line.line}`
           break
         case "log":
           if (line.level !== "INFO" && line.level !== "DEBUG" && line.level !== "TRACE") {
-            process.stderr.write(`[runner ${index}] ${line.line}\n`)
+            process.stderr.write(`[${command} ${index}] ${line.line}\n`)
             remember(line.line + "\n")
           }
           break
@@ -163,7 +173,7 @@ export const spawnRunner = Effect.fn("bench.spawnRunner")(function*(index: numbe
   })
   child.stderr.on("data", (chunk: Buffer) => remember(chunk.toString()))
   child.once("exit", (code, signal) => {
-    if (!stopping) failed ??= `runner ${index} exited (${signal ?? code}); its last output: ${tail.trim()}`
+    if (!stopping) failed ??= `${command} ${index} exited (${signal ?? code}); its last output: ${tail.trim()}`
   })
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve()
@@ -176,7 +186,7 @@ export const spawnRunner = Effect.fn("bench.spawnRunner")(function*(index: numbe
     if (up !== undefined) break
     if (failed !== undefined) return yield* Effect.die(new Error(failed))
     if (Date.now() - started > 120_000) {
-      return yield* Effect.die(new Error(`runner ${index} did not serve HTTP within 120 s; its last output: ${tail.trim()}`))
+      return yield* Effect.die(new Error(`${command} ${index} did not serve HTTP within 120 s; its last output: ${tail.trim()}`))
     }
     yield* Effect.sleep("200 millis")
   }

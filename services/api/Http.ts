@@ -1,5 +1,5 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { Config, Effect, Layer, Option, Schedule } from "effect"
+import { Config, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
 import * as Path from "node:path"
@@ -81,14 +81,17 @@ const storesLine = (postgres: PostgresBackend["Service"], clickhouse: ClickHouse
 /**
  * The last line of a start: where to open the portal, where the data lives and how to stop. In a
  * process with pollers it waits (15 s at most) until every shard runs, so that it comes after their
- * start-up lines.
+ * start-up lines. An HTTP-only process (`statusgrid http`) says it serves HTTP only, on which port.
  */
-const announce = (host: string) =>
+const announce = (host: string, what: "start" | "http-only") =>
   Layer.effectDiscard(Effect.gen(function*() {
     const { address } = yield* HttpServer.HttpServer
     if (address._tag === "UnixPathAddress") return
     const shown = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host
     const url = `http://${shown}:${address.port}`
+    if (what === "http-only") {
+      return yield* Effect.logInfo(`statusgrid is up: HTTP only, at ${url}`).pipe(Effect.annotateLogs({ url, pid: process.pid }))
+    }
     const data = storesLine(yield* PostgresBackend, yield* ClickHouse, yield* Bus)
     const placement = yield* Effect.serviceOption(ShardPlacement)
     yield* Option.match(placement, {
@@ -108,11 +111,41 @@ const announce = (host: string) =>
 export const withLiveStreams = <A, E, R>(served: Layer.Layer<A, E, R>) =>
   closeStreamsOnShutdown.pipe(Layer.provideMerge(served), Layer.provideMerge(LiveHub.layer))
 
-/** One HTTP server on `HOST`:`PORT` for everything the process serves. */
-export const serverLayer = Layer.unwrap(Effect.gen(function*() {
-  const port = yield* Config.Port("PORT").pipe(Config.withDefault(8080))
-  const host = yield* Config.String("HOST").pipe(Config.withDefault("0.0.0.0"))
-  return withLiveStreams(Layer.mergeAll(HttpRouter.serve(routes, { disableListenLog: true, routerConfig }), announce(host))).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, { port, host, backlog: listenBacklog }))
+/**
+ * Where and how the process listens: `HOST`:`PORT`, and whether the port is shared with other
+ * processes (`SO_REUSEPORT`, the kernel spreading new connections over them): `HTTP_SHARE_PORT`, or
+ * implied by `HTTP_PROCESSES` above 1 (decision 0020).
+ */
+export const ListenConfig = Config.all({
+  port: Config.Port("PORT").pipe(Config.withDefault(8080)),
+  host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
+  sharePort: Config.Boolean("HTTP_SHARE_PORT").pipe(Config.withDefault(false)),
+  /** One log line per request ("Sent HTTP response", at Info); off by default: /metrics counts requests and traces time them. */
+  accessLog: Config.Boolean("HTTP_ACCESS_LOG").pipe(Config.withDefault(false)),
+  processes: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 64 })), "HTTP_PROCESSES").pipe(
+    Config.withDefault(1)
   )
-}))
+})
+
+/**
+ * One HTTP server on `HOST`:`PORT` for everything the process serves, with `alongside` started once it
+ * listens (the HTTP processes beside this one, services/cli/httpProcesses.ts), and the start-up's
+ * last line (`announce`).
+ */
+export const serverLayerWith = <E = never, R = never>(
+  options: { readonly announce: "start" | "http-only"; readonly alongside?: Layer.Layer<never, E, R> }
+) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const { port, host, sharePort, processes, accessLog } = yield* ListenConfig
+    const reusePort = sharePort || processes > 1
+    return withLiveStreams(Layer.mergeAll(
+      HttpRouter.serve(routes, { disableListenLog: true, disableLogger: !accessLog, routerConfig }),
+      announce(host, options.announce),
+      options.alongside ?? Layer.empty
+    )).pipe(
+      Layer.provide(NodeHttpServer.layer(createServer, { port, host, backlog: listenBacklog, ...(reusePort ? { reusePort } : {}) }))
+    )
+  }))
+
+/** One HTTP server on `HOST`:`PORT` for everything the process serves. */
+export const serverLayer = serverLayerWith({ announce: "start" })

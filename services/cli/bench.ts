@@ -1,10 +1,12 @@
 import { Config, ConfigProvider, Console, Effect, Layer, Logger, Option, References } from "effect"
 import { Command, Flag } from "effect/cli"
+import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { analyticsBenchServices, runAnalyticsBench } from "../../bench/analytics.ts"
-import { apiBenchServer, runApiBench } from "../../bench/api.ts"
+import { apiBenchSeeding, apiBenchServer, runApiBench } from "../../bench/api.ts"
+import { type HttpTarget, inProcessTarget, spawnHttpProcesses } from "../../bench/httpProcesses.ts"
 import { runDetection, runIngest, runServiceCheck } from "../../bench/crowd.ts"
 import { CrowdReports } from "../crowd/CrowdReports.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
@@ -207,23 +209,55 @@ const count = (name: string, description: string, fallback: number, min = 1) =>
     Flag.withDefault(fallback)
   )
 
+/** `--http-processes N`: the API served by N `statusgrid http` processes on one port instead of this one. */
+const httpProcessesFlag = Flag.Int("http-processes").pipe(
+  Flag.withDescription(
+    "Serve the API from N `statusgrid http` processes sharing one port (HTTP_PROCESSES; needs DATABASE_URL and REDIS_URL) " +
+      "instead of from the benchmark's own process (0)"
+  ),
+  Flag.filter((n) => n >= 0 && n <= 64, (n) => `--http-processes ${n} is not 0 to 64`),
+  Flag.withDefault(0)
+)
+
+/**
+ * Runs `run` against the API: served in this process (`processes` 0: apiBenchServer), or by that many
+ * `statusgrid http` processes with `settings` in their environment (`sharingSecrets`: the keys this
+ * process issues are theirs too).
+ */
+const onTarget = <A, E, R>(processes: number, settings: Record<string, string>, run: (target: HttpTarget) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    if (processes === 0) return yield* Effect.flatMap(inProcessTarget, run).pipe(Effect.provide(apiBenchServer))
+    return yield* Effect.flatMap(spawnHttpProcesses(processes, settings), run)
+  })
+
+/** `settings` with a SECRETS_KEY for this process and its HTTP processes alike (this environment's, or a new one). */
+const sharingSecrets = (processes: number, settings: Record<string, string>): Record<string, string> =>
+  processes === 0 ? settings : { ...settings, SECRETS_KEY: process.env["SECRETS_KEY"] ?? Crypto.randomBytes(32).toString("base64") }
+
 const api = Command.make(
   "api",
   {
     duration: Flag.Int("duration").pipe(Flag.withDescription("Seconds of each mix"), Flag.withDefault(30)),
     connections: Flag.Int("connections").pipe(Flag.withDescription("Concurrent connections of the read mix"), Flag.withDefault(16)),
-    cacheMs: count("cache-ms", "The API's micro-cache (API_CACHE_MS); 0 measures the database path itself", 1000, 0)
+    cacheMs: count("cache-ms", "The API's micro-cache (API_CACHE_MS); 0 measures the database path itself", 1000, 0),
+    httpProcesses: httpProcessesFlag
   },
-  Effect.fn(function*({ duration, connections, cacheMs }) {
+  Effect.fn(function*({ duration, connections, cacheMs, httpProcesses }) {
     // No per-key rate limit in the way of the write mix.
-    const result = yield* runApiBench({ durationS: duration, connections, cacheMs }).pipe(
-      Effect.provide(apiBenchServer),
+    const settings = sharingSecrets(httpProcesses, { ...noRateLimit, API_CACHE_MS: String(cacheMs) })
+    const result = yield* onTarget(httpProcesses, settings, (target) => runApiBench({ durationS: duration, connections, cacheMs }, target)).pipe(
+      Effect.provide(apiBenchSeeding),
       Effect.provide(benchStoresLayer),
       Effect.scoped,
-      inBenchEnvironment({ ...noRateLimit, API_CACHE_MS: String(cacheMs) }, ["API_RATE_LIMIT_PER_MINUTE", "ADDRESS_PUBLIC_PER_MINUTE", "ADDRESS_SIGNIN_PER_MINUTE"])
+      inBenchEnvironment(settings, ["API_RATE_LIMIT_PER_MINUTE", "ADDRESS_PUBLIC_PER_MINUTE", "ADDRESS_SIGNIN_PER_MINUTE"])
     )
     const { bench, ...figures } = result
-    yield* Console.log(JSON.stringify({ bench, command: `statusgrid bench api --duration ${duration} --connections ${connections} --cache-ms ${cacheMs}`, ...figures }))
+    yield* Console.log(JSON.stringify({
+      bench,
+      command: `statusgrid bench api --duration ${duration} --connections ${connections} --cache-ms ${cacheMs}` +
+        (httpProcesses > 0 ? ` --http-processes ${httpProcesses}` : ""),
+      ...figures
+    }))
   })
 ).pipe(Command.withDescription(
   "Drive the API's read mix (sources list, category, search, filter, one source, components) and a write mix with autocannon"
@@ -408,7 +442,8 @@ const crowd = Command.make(
     rate: count("rate", "Ingest: reports per second (open loop)", 2000),
     ingestDuration: count("ingest-duration", "Ingest: measured seconds of sending", 10),
     ingestWarmup: count("ingest-warmup", "Ingest: seconds of sending at the rate before the measured ones", 3, 0),
-    ingestSources: count("ingest-sources", "Ingest: sources the reports are spread over", 500)
+    ingestSources: count("ingest-sources", "Ingest: sources the reports are spread over", 500),
+    httpProcesses: httpProcessesFlag
   },
   Effect.fn(function*(o) {
     const world = {
@@ -438,13 +473,14 @@ const crowd = Command.make(
         inBenchEnvironment({ CROWD_REPORTS_PER_MINUTE: "100000000" }, ["CROWD_REPORTS_PER_MINUTE"])
       )
       : undefined
+    const ingestSettings = sharingSecrets(o.httpProcesses, { ...noRateLimit, CROWD_REPORTS_PER_MINUTE: "100000000" })
     const ingest = o.only === "all" || o.only === "ingest"
-      ? yield* runIngest({ rate: o.rate, warmupS: o.ingestWarmup, durationS: o.ingestDuration, sources: o.ingestSources }).pipe(
-        Effect.provide(apiBenchServer),
-        Effect.provide(benchStoresLayer),
-        Effect.scoped,
-        inBenchEnvironment({ ...noRateLimit, CROWD_REPORTS_PER_MINUTE: "100000000" }, ["API_RATE_LIMIT_PER_MINUTE", "ADDRESS_PUBLIC_PER_MINUTE", "ADDRESS_SIGNIN_PER_MINUTE", "CROWD_REPORTS_PER_MINUTE"])
-      )
+      ? yield* onTarget(o.httpProcesses, ingestSettings, (target) =>
+        runIngest({ rate: o.rate, warmupS: o.ingestWarmup, durationS: o.ingestDuration, sources: o.ingestSources }, target)).pipe(
+          Effect.provide(benchStoresLayer),
+          Effect.scoped,
+          inBenchEnvironment(ingestSettings, ["API_RATE_LIMIT_PER_MINUTE", "ADDRESS_PUBLIC_PER_MINUTE", "ADDRESS_SIGNIN_PER_MINUTE", "CROWD_REPORTS_PER_MINUTE"])
+        )
       : undefined
     const command = `statusgrid bench crowd${o.only === "all" ? "" : ` --only ${o.only}`}` +
       (o.only === "all" || o.only === "detection"
@@ -452,7 +488,10 @@ const crowd = Command.make(
           ` --outage-minutes ${o.duration} --scale-sigma ${o.scaleSigma} --seed ${o.seed}`
         : "") +
       (o.only === "all" || o.only === "service" ? ` --service-sources ${o.serviceSources} --service-hours ${o.serviceHours}` : "") +
-      (o.only === "all" || o.only === "ingest" ? ` --rate ${o.rate} --ingest-duration ${o.ingestDuration} --ingest-warmup ${o.ingestWarmup} --ingest-sources ${o.ingestSources}` : "")
+      (o.only === "all" || o.only === "ingest"
+        ? ` --rate ${o.rate} --ingest-duration ${o.ingestDuration} --ingest-warmup ${o.ingestWarmup} --ingest-sources ${o.ingestSources}` +
+          (o.httpProcesses > 0 ? ` --http-processes ${o.httpProcesses}` : "")
+        : "")
     yield* Console.log(JSON.stringify({
       bench: "crowd",
       command,

@@ -3,6 +3,7 @@ import { Cause, Console, Effect, Exit, Layer, Runtime } from "effect"
 import { Command, Flag } from "effect/cli"
 import { bench } from "./bench.ts"
 import { catalog } from "./catalog.ts"
+import { http } from "./http.ts"
 import { org } from "./org.ts"
 import { probe } from "./probe.ts"
 import * as Report from "./report.ts"
@@ -63,7 +64,7 @@ const migrate = Command.make(
 
 const statusgrid = Command.make("statusgrid").pipe(
   Command.withDescription("statusgrid: whether the services you depend on are up"),
-  Command.withSubcommands([start, runner, migrate, org, secrets, probe, simulate, catalog, bench]),
+  Command.withSubcommands([start, runner, http, migrate, org, secrets, probe, simulate, catalog, bench]),
   Command.withGlobalFlags([Report.Verbose])
 )
 

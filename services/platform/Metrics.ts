@@ -137,6 +137,9 @@ export const cpuSeconds = Metric.counter("process_cpu_seconds_total", {
 })
 export const residentMemory = Metric.gauge("process_resident_memory_bytes", { description: "Resident set size of this process" })
 export const heapUsed = Metric.gauge("nodejs_heap_used_bytes", { description: "V8 heap in use" })
+export const startTime = Metric.gauge("process_start_time_seconds", {
+  description: "When this process started, Unix time (several processes may answer on one port: HTTP_PROCESSES)"
+})
 export const eventLoopDelay = Metric.gauge("statusgrid_event_loop_delay_seconds", {
   description: "Event-loop delay over the last 10 s, by quantile (0.5, 0.99, 1 for the maximum)"
 })
@@ -235,6 +238,7 @@ export const ProcessMetricsLive = Layer.effectDiscard(Effect.gen(function*() {
     [residentMemory, {}, () => process.memoryUsage.rss()],
     [heapUsed, {}, () => process.memoryUsage().heapUsed]
   ])
+  set(startTime, {}, Math.round(Date.now() - process.uptime() * 1000) / 1000)
   const delay = yield* Effect.acquireRelease(
     Effect.sync(() => {
       const histogram = loopDelayHistogram()

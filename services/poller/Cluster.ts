@@ -26,3 +26,9 @@ export const socket = Layer.unwrap(Effect.gen(function*() {
     }
   })
 }))
+
+/**
+ * A client of the runners' cluster that runs no shard (`statusgrid http`): it sends to the shards'
+ * entities wherever they run, through the same SQL storage.
+ */
+export const client = NodeClusterSocket.layer({ storage: "sql", clientOnly: true })

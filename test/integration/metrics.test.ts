@@ -50,6 +50,7 @@ const families = [
   "process_cpu_seconds_total",
   "process_resident_memory_bytes",
   "nodejs_heap_used_bytes",
+  "process_start_time_seconds",
   "statusgrid_event_loop_delay_seconds"
 ]
 
