@@ -99,8 +99,8 @@ const supervise = (index: number, port: number) =>
   })
 
 /**
- * `HTTP_PROCESSES - 1` HTTP processes on this process's port, once it listens (its port may be
- * chosen by the system: PORT=0). Nothing with `HTTP_PROCESSES` at 1.
+ * `HTTP_PROCESSES - 1` HTTP processes on this process's port, once it listens. Nothing with
+ * `HTTP_PROCESSES` at 1.
  */
 export const layer = Layer.effectDiscard(Effect.gen(function*() {
   const { processes } = yield* ListenConfig

@@ -34,6 +34,8 @@ const hints: ReadonlyMap<string, string> = new Map([
   ["ConfigError", "Check the environment variable it names (README, Configuration)"],
   ["NotFound", "Check the name or id given"],
   ["Conflict", "Choose another value"],
+  ["HttpProcessesError", "Set DATABASE_URL, REDIS_URL and CLICKHOUSE_URL, or leave HTTP_PROCESSES at 1 (decision 0020)"],
+  ["HttpProcessesBenchError", "Run it against PostgreSQL and Redis servers, or without --http-processes"],
   ["SecretBoxError", "Check SECRETS_KEY and SECRETS_KEY_PREVIOUS: 32 bytes each, base64 (README, Configuration)"]
 ])
 
