@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import * as Fs from "node:fs"
+import * as Os from "node:os"
 import * as Path from "node:path"
 import { spawnScript } from "./scriptProcess.ts"
 
@@ -23,6 +24,22 @@ export const spawnClickHouse = Effect.fn("bench.spawnClickHouse")(function*(dir:
   Fs.mkdirSync(dir, { recursive: true })
   const server = yield* spawnScript(script, ["--path", dir], "the ClickHouse server (chDB)")
   return { url: server.url, direct: `http://${new URL(server.url).host}`, pid: server.pid } satisfies ClickHouseProcess
+})
+
+/**
+ * The one ClickHouse of a benchmark's statusgrid processes: CLICKHOUSE_URL's when set (`process`
+ * undefined), or else chDB behind HTTP in a process of its own (`spawnClickHouse`) with its data in a
+ * temporary directory, both gone when the scope closes.
+ */
+export const benchClickHouse = Effect.gen(function*() {
+  const named = process.env["CLICKHOUSE_URL"]
+  if (named !== undefined && named !== "") return { url: named, process: undefined }
+  const dir = yield* Effect.acquireRelease(
+    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-clickhouse-"))),
+    (path) => Effect.sync(() => Fs.rmSync(path, { recursive: true, force: true }))
+  )
+  const server = yield* spawnClickHouse(dir)
+  return { url: server.url, process: server as ClickHouseProcess | undefined }
 })
 
 /** `SELECT count() FROM check_results` straight at a ClickHouse server (`direct`); null if it cannot answer. */

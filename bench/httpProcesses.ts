@@ -1,9 +1,6 @@
 import { Effect, Schema } from "effect"
 import { HttpServer } from "effect/http"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
-import * as Path from "node:path"
-import { spawnClickHouse } from "./clickhouseProcess.ts"
+import { benchClickHouse } from "./clickhouseProcess.ts"
 import { peakRssMb } from "./figures.ts"
 import { freePort, procCpu, procPeakRss } from "./processes.ts"
 import { spawnRunner } from "./runnerProcess.ts"
@@ -17,7 +14,10 @@ export interface HttpTarget {
   readonly url: string
   /** `this process`, or how many `statusgrid http` processes share the port */
   readonly servers: "this process" | number
-  /** CPU seconds used so far by whatever serves (every thread) */
+  /**
+   * CPU seconds used so far by whatever serves (every thread; for "this process", the benchmark's own
+   * work too, such as `bench api`'s autocannon worker thread)
+   */
   readonly cpuSeconds: () => number
   /** the largest peak resident set of the serving processes, MiB */
   readonly peakRssMb: () => number
@@ -38,13 +38,8 @@ export const spawnHttpProcesses = Effect.fn("bench.spawnHttpProcesses")(function
     })
   }
   const port = yield* Effect.promise(freePort)
-  const named = process.env["CLICKHOUSE_URL"]
-  const dir = yield* Effect.acquireRelease(
-    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-http-clickhouse-"))),
-    (path) => Effect.sync(() => Fs.rmSync(path, { recursive: true, force: true }))
-  )
-  const clickhouse = named === undefined || named === "" ? yield* spawnClickHouse(dir) : undefined
-  const childEnv = { ...env, CLICKHOUSE_URL: clickhouse?.url ?? named!, HTTP_SHARE_PORT: "true", HTTP_PROCESSES: "1" }
+  const clickhouse = yield* benchClickHouse
+  const childEnv = { ...env, CLICKHOUSE_URL: clickhouse.url, HTTP_SHARE_PORT: "true", HTTP_PROCESSES: "1" }
   const processes = []
   for (let i = 1; i <= count; i++) processes.push(yield* spawnRunner(i, childEnv, { command: "http", port }))
   const pids = processes.map((p) => p.pid)

@@ -1,13 +1,11 @@
 import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import * as Fs from "node:fs"
 import * as Os from "node:os"
-import * as Path from "node:path"
 import * as Catalog from "../services/catalog/Catalog.ts"
 import * as Migrations from "../services/platform/Migrations.ts"
 import * as Postgres from "../services/platform/Postgres.ts"
 import { nextBoundary } from "../services/poller/Poller.ts"
-import { spawnClickHouse, storedRows } from "./clickhouseProcess.ts"
+import { benchClickHouse, storedRows } from "./clickhouseProcess.ts"
 import { round } from "./figures.ts"
 import { cpuByPid, cpuUsedBetween, groupCpu, procCpu, procPeakRss } from "./processes.ts"
 import { runnerChurn } from "./runnerChurn.ts"
@@ -88,14 +86,9 @@ export const runPollerRunnersBench = Effect.fn("bench.pollerRunners")(function*(
   }).pipe(Effect.provide(Postgres.layerServer(options.databaseUrl, { maxConnections: 2 })))
 
   // One ClickHouse for every runner, as in production: the one named, or chDB behind HTTP in its own process.
-  const named = process.env["CLICKHOUSE_URL"]
-  const dir = yield* Effect.acquireRelease(
-    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-clickhouse-"))),
-    (path) => Effect.sync(() => Fs.rmSync(path, { recursive: true, force: true }))
-  )
-  const clickhouse = named === undefined || named === "" ? yield* spawnClickHouse(dir) : undefined
+  const { url: clickhouseUrl, process: clickhouse } = yield* benchClickHouse
   const env = {
-    CLICKHOUSE_URL: clickhouse?.url ?? named!,
+    CLICKHOUSE_URL: clickhouseUrl,
     DATABASE_URL: options.databaseUrl,
     REDIS_URL: options.redisUrl,
     POLLER_SHARDS: String(options.shards),
