@@ -341,6 +341,8 @@ describe("stacks settings in Chromium", () => {
 
   it("TV links: created with a name, stacks and rotation, its URL opens signed out, revoked → 404", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    // A clean-clone CI run once spent the test's whole 60 s here without naming a step: each step now fails on its own after 20 s.
+    context.setDefaultTimeout(20_000)
     const page = await context.newPage()
     await signIn(page, people.member, "/settings/engines/tv")
     assert.strictEqual(await page.title(), "TV links · Analytical Engines · statusgrid")
@@ -372,6 +374,7 @@ describe("stacks settings in Chromium", () => {
     await screenshot(page, "settings-tv")
 
     const screen = await browser.newContext()
+    screen.setDefaultTimeout(20_000)
     const tv = await screen.newPage()
     const opened = await tv.goto(url)
     assert.strictEqual(opened?.status(), 200)
@@ -379,7 +382,7 @@ describe("stacks settings in Chromium", () => {
 
     await page.getByRole("button", { name: "Revoke Support floor" }).click()
     await page.getByText("TV link revoked").waitFor()
-    assert.strictEqual((await fetch(url)).status, 404)
+    assert.strictEqual((await fetch(url, { signal: AbortSignal.timeout(20_000) })).status, 404)
     await screen.close()
     await context.close()
   })
