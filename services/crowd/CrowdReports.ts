@@ -32,12 +32,30 @@ interface SourceRef {
 const batchLimit = 500
 
 /** How long a report trusts the source it read (a source hidden meanwhile takes reports that long), and how many are kept. */
-const sourceCacheMs = 10_000
+const sourceCacheMs = 30_000
 const sourceCacheSize = 10_000
+
+/**
+ * How long a batch trusts the corroborating monitors it read for a source: monitors change state at
+ * their checks (every 30 s or more), so a count up to 5 s old spares most batches that read.
+ */
+const corroborationCacheMs = 5_000
 
 /** How late another process's committed report is still read by the next batch, and how often a window is read whole again. */
 const windowSlackMs = 2_000
 const windowRefreshMs = 60_000
+
+/** A `crowd_reports` row as a batch inserts it. */
+type ReportRow = {
+  readonly source_id: string
+  readonly component_id: string | null
+  readonly reporter_hash: string
+  readonly network_hash: string
+  readonly symptom: string
+  readonly region: string | null
+  readonly window_start: Date
+  readonly created_at: Date
+}
 
 /** Adds a report to its scope's (a component's, a region's). */
 const addTo = <R>(scopes: Map<string, Array<R>>, scope: string, report: R) => {
@@ -177,7 +195,16 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     })
     const decodeHours = rowsOf("crowd_reports", HourRow)
     const decodeNames = rowsOf("components", Schema.Struct({ id: Schema.String, name: Schema.String }))
-    const decodeInserted = rowsOf("crowd_reports", Schema.Struct({ source_id: Schema.String, reporter_hash: Schema.String, window_ms: Schema.Number }))
+    /** A window's row, or (with `window_ms`) a row the batch's own statement inserted. */
+    const decodeWindowOrInserted = rowsOf("crowd_reports", Schema.Struct({
+      source_id: Schema.String,
+      at_ms: Schema.Number,
+      reporter_hash: Schema.String,
+      network_hash: Schema.String,
+      component_id: Schema.NullOr(Schema.String),
+      region: Schema.NullOr(Schema.String),
+      window_ms: Schema.NullOr(Schema.Number)
+    }))
 
     const isSourceKey = Schema.is(SourceKey)
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu
@@ -247,6 +274,25 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       return source
     })
 
+    /**
+     * The organizations whose monitors corroborate each of `ids` at `now`: a count read at most
+     * `corroborationCacheMs` before `now` is used again (never one read after `now`: a score of the past reads).
+     */
+    const corroborated = new Map<string, { readonly organizations: number; readonly at: number }>()
+    const failingAt = Effect.fnUntraced(function*(ids: ReadonlyArray<string>, now: number) {
+      const fresh = (id: string) => {
+        const entry = corroborated.get(id)
+        return entry !== undefined && entry.at <= now && now < entry.at + corroborationCacheMs
+      }
+      const missing = ids.filter((id) => !fresh(id))
+      if (missing.length > 0) {
+        const read = yield* corroboration.failingMonitorOrganizations({ sourceIds: missing, at: now })
+        if (corroborated.size + missing.length > sourceCacheSize) corroborated.clear()
+        for (const id of missing) corroborated.set(id, { organizations: read.get(id) ?? 0, at: now })
+      }
+      return new Map(ids.map((id) => [id, corroborated.get(id)!.organizations]))
+    })
+
     /** The usual reporters per window of a source at one hour of the week: the source's, and its components' and regions' reported then. */
     interface Baseline {
       readonly source: number
@@ -280,7 +326,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
      * The scores of `sources` at `now` (without their signals): one read of their windows' reports, one
      * of the baselines not cached yet, one of the corroborating monitors and one of the components' names.
      */
-    const scoresOf = Effect.fnUntraced(function*(sources: ReadonlyArray<SourceRef>, now: number) {
+    const scoresOf = Effect.fnUntraced(function*(sources: ReadonlyArray<SourceRef>, now: number, insert?: Arr.NonEmptyReadonlyArray<ReportRow>) {
       const ids = [...new Set(sources.map((s) => s.id))]
       // The windows' reports: the sources read lately only from their last read (`CrowdWindows`).
       const read = windows.plan(ids, now)
@@ -288,14 +334,28 @@ export class CrowdReports extends Context.Service<CrowdReports, {
         ...(read.whole.length === 0 ? [] : [sql`(source_id IN ${sql.in(read.whole)} AND created_at > ${new Date(now - p.windowMs)})`]),
         ...(read.from === undefined ? [] : [sql`(source_id IN ${sql.in(read.since)} AND created_at > ${new Date(read.from)})`])
       ]
-      const fetched = yield* sql`
+      const windowRows = sql`
         SELECT source_id, (extract(epoch FROM created_at) * 1000)::float8 AS at_ms, reporter_hash, network_hash, component_id, region
         FROM crowd_reports
-        WHERE ${sql.or(readRanges)} AND created_at <= ${new Date(now)}`.pipe(
-          Effect.flatMap(decodeWindow)
+        WHERE ${sql.or(readRanges)} AND created_at <= ${new Date(now)}`
+      // A batch's reports are inserted by the same statement (one round trip): the read does not see
+      // them (one snapshot), so the rows inserted join the windows from RETURNING; a reporter already
+      // counted in its window is not returned (ON CONFLICT DO NOTHING).
+      const fetched = insert === undefined ? yield* windowRows.pipe(Effect.flatMap(decodeWindow)) : yield* sql`
+        WITH inserted AS (
+          INSERT INTO crowd_reports ${sql.insert(insert)}
+          ON CONFLICT (source_id, reporter_hash, window_start) DO NOTHING
+          RETURNING source_id, (extract(epoch FROM created_at) * 1000)::float8 AS at_ms, reporter_hash, network_hash, component_id, region,
+            (extract(epoch FROM window_start) * 1000)::float8 AS window_ms
         )
+        SELECT source_id, at_ms, reporter_hash, network_hash, component_id, region, window_ms FROM inserted
+        UNION ALL
+        SELECT w.*, NULL::float8 AS window_ms FROM (${windowRows}) w`.pipe(Effect.flatMap(decodeWindowOrInserted))
+      const counted = new Set<string>()
       const bySource = new Map<string, Array<WindowRow>>()
       for (const row of fetched) {
+        const windowMs = "window_ms" in row ? row.window_ms : null
+        if (typeof windowMs === "number") counted.add(keyOf(row.source_id, row.reporter_hash, windowMs))
         addTo(bySource, row.source_id, {
           at: row.at_ms,
           reporter: row.reporter_hash,
@@ -350,7 +410,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       }
 
       // Monitors watch the provider, not one of its components or regions: one count for every scope.
-      const failing = yield* corroboration.failingMonitorOrganizations({ sourceIds: ids, at: now })
+      const failing = yield* failingAt(ids, now)
 
       const componentIds = new Set([...evidence.values()].flatMap((e) => [...e.components.keys()]))
       const names = componentIds.size === 0 ? [] : yield* sql`
@@ -379,7 +439,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
           regions: regions.toSorted(byConfidence)
         })
       }
-      return scores
+      return { scores, counted }
     })
 
     /** A report checked and hashed, waiting for its batch (`flush`). */
@@ -411,7 +471,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
         const key = keyOf(r.source.id, r.reporter, windowOf(r))
         if (!firsts.has(key)) firsts.set(key, r)
       }
-      const rows = [...firsts.values()].map((r) => ({
+      const rows = [...firsts.values()].map((r): ReportRow => ({
         source_id: r.source.id,
         component_id: r.componentId,
         reporter_hash: r.reporter,
@@ -422,28 +482,9 @@ export class CrowdReports extends Context.Service<CrowdReports, {
         created_at: new Date(r.now)
       }))
       if (!Arr.isArrayNonEmpty(rows)) return
-      const inserted = yield* sql`
-        INSERT INTO crowd_reports ${sql.insert(rows)}
-        ON CONFLICT (source_id, reporter_hash, window_start) DO NOTHING
-        RETURNING source_id, reporter_hash, (extract(epoch FROM window_start) * 1000)::float8 AS window_ms`.pipe(Effect.flatMap(decodeInserted))
-      const counted = new Set(inserted.map((row) => keyOf(row.source_id, row.reporter_hash, row.window_ms)))
-      // This process's rows are in its windows at once, however late another process reads them.
-      const written = new Map<string, Array<WindowRow>>()
-      for (const row of rows) {
-        if (!counted.has(keyOf(row.source_id, row.reporter_hash, row.window_start.getTime()))) continue
-        addTo(written, row.source_id, {
-          at: row.created_at.getTime(),
-          reporter: row.reporter_hash,
-          network: row.network_hash,
-          componentId: row.component_id,
-          region: row.region
-        })
-      }
-      for (const [id, own] of written) windows.add(id, own)
-
       const now = Math.max(...batch.map((r) => r.now))
       const sources = [...new Map(batch.map((r) => [r.source.id, r.source])).values()]
-      const scores = yield* scoresOf(sources, now)
+      const { counted, scores } = yield* scoresOf(sources, now, rows)
       // The scores may start a signal (or raise its peak, or end it): the answers show each source's after.
       const open = yield* signals.observeAll(sources.map((source) => ({ source, score: scores.get(source.id)! })), now)
       for (const r of batch) {
@@ -521,7 +562,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     const score = Effect.fn("CrowdReports.score")(function*(sourceKey: string, at?: number) {
       const now = at ?? (yield* Clock.currentTimeMillis)
       const source = yield* findSource(sourceKey)
-      const figures = (yield* scoresOf([source], now).pipe(Effect.orDie)).get(source.id)!
+      const figures = (yield* scoresOf([source], now).pipe(Effect.orDie)).scores.get(source.id)!
       return { ...figures, signal: yield* signals.open(source.id) } satisfies CrowdSourceScore
     })
 
@@ -544,7 +585,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     const scores = Effect.fn("CrowdReports.scores")(function*(sourceKeys: ReadonlyArray<string>, at: number) {
       const sources = yield* findSources(sourceKeys)
       if (sources.length === 0) return new Map<string, Omit<CrowdSourceScore, "signal">>()
-      const byId = yield* scoresOf(sources, at)
+      const { scores: byId } = yield* scoresOf(sources, at)
       return new Map(sources.map((s) => [s.key, byId.get(s.id)!]))
     }, Effect.orDie)
 

@@ -96,9 +96,8 @@ describe("CrowdWindows", () => {
     expect(windows.plan(["a"], t)).toEqual({ whole: ["a"], since: [], from: undefined })
     windows.apply({ whole: ["a"], since: [], from: undefined }, new Map([["a", [row(t - 1000, "x")]]]), t)
     expect(windows.plan(["a"], t + 10 * second)).toEqual({ whole: [], since: ["a"], from: t - 5 * second })
-    // This process's own rows count at once.
-    windows.add("a", [row(t + 2 * second, "y")])
-    const e = windows.apply({ whole: [], since: ["a"], from: t - 5 * second }, new Map(), t + 10 * second).get("a")!
+    // This process's own rows (a batch's RETURNING) join the rows read, and count at once.
+    const e = windows.apply({ whole: [], since: ["a"], from: t - 5 * second }, new Map([["a", [row(t + 2 * second, "y")]]]), t + 10 * second).get("a")!
     expect(countReporters(e.all.networks).reporters).toBe(2)
     // A moment before the last read: read whole, answered from those rows, the kept window untouched.
     expect(windows.plan(["a"], t)).toEqual({ whole: ["a"], since: [], from: undefined })

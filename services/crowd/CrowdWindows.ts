@@ -309,11 +309,5 @@ export const makeWindows = (p: CrowdParameters, o: WindowOptions) => {
     return evidence
   }
 
-  /** Rows this process committed (seen at once, whatever the slack); only for windows kept. */
-  const add = (id: string, rows: ReadonlyArray<WindowRow>) => {
-    const entry = kept.get(id)
-    if (entry !== undefined) merge(id, entry, rows)
-  }
-
-  return { plan, apply, add }
+  return { plan, apply }
 }

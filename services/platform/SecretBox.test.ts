@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { createCipheriv, randomBytes, randomUUID } from "node:crypto"
+import { createCipheriv, createHmac, randomBytes, randomUUID } from "node:crypto"
 import { keyIdOf, SecretBox, secretBinding, SecretBoxError } from "./SecretBox.ts"
 
 /** A format 1 value, as statusgrid sealed them before format 2: `1 | iv | tag | ciphertext`, no associated data. */
@@ -156,5 +156,13 @@ describe("SecretBox", () => {
     assert.isFalse(SecretBox.fromKey(k2).verify("ack", "alert-1", old))
     assert.isFalse(rotated.verify("ack", "alert-2", old))
     assert.isFalse(rotated.verify("other purpose", "alert-1", old))
+  })
+
+  it("signs as HMAC-SHA-256 under the purpose's key, HMAC(key, \"statusgrid mac v1 <purpose>\"), the same on every call", () => {
+    const macKey = createHmac("sha256", k1).update("statusgrid mac v1 crowd reporter").digest()
+    const expected = createHmac("sha256", macKey).update("ip:192.0.2.7").digest("base64url")
+    for (let i = 0; i < 3; i++) assert.strictEqual(box.sign("crowd reporter", "ip:192.0.2.7"), expected)
+    assert.notStrictEqual(box.sign("crowd network", "ip:192.0.2.7"), expected)
+    assert.strictEqual(SecretBox.fromKey(Buffer.from(k1)).sign("crowd reporter", "ip:192.0.2.7"), expected)
   })
 })

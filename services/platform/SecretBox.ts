@@ -1,5 +1,5 @@
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto"
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, type KeyObject, randomBytes, timingSafeEqual } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 
@@ -66,11 +66,25 @@ const decrypt = (key: Uint8Array, iv: Uint8Array, tag: Uint8Array, body: Uint8Ar
   return Buffer.concat([decipher.update(body), decipher.final()]).toString("utf8")
 }
 
+/** Each key's MAC keys by purpose, derived once: a crowd report signs three values (services/crowd). */
+const macKeys = new WeakMap<Uint8Array, Map<string, KeyObject>>()
+
 /** The encryption key is never used as a MAC key: each purpose gets its own key, derived from it. */
-const signWith = (key: Uint8Array, purpose: string, data: string) => {
-  const macKey = createHmac("sha256", key).update(`statusgrid mac v1 ${purpose}`).digest()
-  return createHmac("sha256", macKey).update(data).digest("base64url")
+const macKeyOf = (key: Uint8Array, purpose: string): KeyObject => {
+  let byPurpose = macKeys.get(key)
+  if (byPurpose === undefined) {
+    byPurpose = new Map()
+    macKeys.set(key, byPurpose)
+  }
+  let macKey = byPurpose.get(purpose)
+  if (macKey === undefined) {
+    macKey = createSecretKey(createHmac("sha256", key).update(`statusgrid mac v1 ${purpose}`).digest())
+    byPurpose.set(purpose, macKey)
+  }
+  return macKey
 }
+
+const signWith = (key: Uint8Array, purpose: string, data: string) => createHmac("sha256", macKeyOf(key, purpose)).update(data).digest("base64url")
 
 /** What a keyed hash is for: one purpose per column that holds such hashes. */
 export type HashPurpose = "api key"
