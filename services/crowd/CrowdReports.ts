@@ -177,14 +177,15 @@ export class CrowdReports extends Context.Service<CrowdReports, {
 
     const decodeSource = rowsOf("sources", Schema.Struct({ id: Schema.String, key: Schema.String, name: Schema.String }))
     const decodeKnown = rowsOf("components", Schema.Struct({ known: Schema.Boolean }))
-    const decodeWindow = rowsOf("crowd_reports", Schema.Struct({
+    const WindowRowColumns = Schema.Struct({
       source_id: Schema.String,
       at_ms: Schema.Number,
       reporter_hash: Schema.String,
       network_hash: Schema.String,
       component_id: Schema.NullOr(Schema.String),
       region: Schema.NullOr(Schema.String)
-    }))
+    })
+    const decodeWindow = rowsOf("crowd_reports", WindowRowColumns)
     const HourRow = Schema.Struct({
       source_id: Schema.String,
       hour_ms: Schema.Number,
@@ -196,15 +197,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     const decodeHours = rowsOf("crowd_reports", HourRow)
     const decodeNames = rowsOf("components", Schema.Struct({ id: Schema.String, name: Schema.String }))
     /** A window's row, or (with `window_ms`) a row the batch's own statement inserted. */
-    const decodeWindowOrInserted = rowsOf("crowd_reports", Schema.Struct({
-      source_id: Schema.String,
-      at_ms: Schema.Number,
-      reporter_hash: Schema.String,
-      network_hash: Schema.String,
-      component_id: Schema.NullOr(Schema.String),
-      region: Schema.NullOr(Schema.String),
-      window_ms: Schema.NullOr(Schema.Number)
-    }))
+    const decodeWindowOrInserted = rowsOf("crowd_reports", Schema.Struct({ ...WindowRowColumns.fields, window_ms: Schema.NullOr(Schema.Number) }))
 
     const isSourceKey = Schema.is(SourceKey)
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu
