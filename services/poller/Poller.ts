@@ -70,7 +70,7 @@ const Keeper = Singleton.make(
 export const layer = Layer.mergeAll(ShardEntity, Keeper, ShardReloads.layer, ShardPlacement.layer).pipe(
   Layer.provide(Layer.mergeAll(SourceStore.layer, MonitorStore.layer, MonitorAgents.layer, Upstream.layer, Fetcher.layer)),
   Layer.provide(SecretBox.layer),
-  Layer.provideMerge(Layer.mergeAll(PollerStats.layer, ResultWriter.layer, TransitionWriter.layer))
+  Layer.provideMerge(Layer.mergeAll(ResultWriter.layer, TransitionWriter.layer).pipe(Layer.provideMerge(PollerStats.layer)))
 )
 
 /** The first multiple of `periodMs` (epoch milliseconds) after `nowMs`. */

@@ -1,5 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import * as Metrics from "../platform/Metrics.ts"
+import { PollerConfig } from "./PollerConfig.ts"
 
 export interface PollerStatsSnapshot {
   /** checks since the last reset */
@@ -35,12 +36,18 @@ export class PollerStats extends Context.Service<PollerStats, {
   shardStarted(): void
   /** the shard stopped here (moved to another runner, or the runner stops): its sources no longer count */
   shardStopped(shard: number): void
+  /**
+   * The shards loaded here over all shards (`POLLER_SHARDS`): this process's share of the checks, and
+   * so of the rows the cluster writes (the result writers' `share`).
+   */
+  share(): number
   readonly snapshot: Effect.Effect<PollerStatsSnapshot>
   readonly reset: Effect.Effect<void>
   /** the snapshot, then reset, at once: no check falls between the two */
   readonly drain: Effect.Effect<PollerStatsSnapshot>
 }>()("statusgrid/poller/PollerStats") {
   static readonly layer = Layer.effect(PollerStats, Effect.gen(function*() {
+    const { shards } = yield* Effect.orDie(PollerConfig)
     let checks = 0
     let checksSinceStart = 0
     let failures = 0
@@ -106,6 +113,7 @@ export class PollerStats extends Context.Service<PollerStats, {
         Metrics.count(Metrics.shardStops, {})
         perShard.delete(shard)
       },
+      share: () => perShard.size / Math.max(1, shards),
       snapshot: Effect.sync(read),
       reset: Effect.sync(clear),
       drain: Effect.sync(() => {

@@ -4,8 +4,9 @@ import * as Path from "node:path"
 import { CheckResultRow } from "../domain/CheckResult.ts"
 import { ClickHouse } from "../platform/ClickHouse.ts"
 import * as Metrics from "../platform/Metrics.ts"
+import { PollerStats } from "./PollerStats.ts"
 import { type Batch, RowBuffer, type Spilled } from "./ResultWriter/Buffer.ts"
-import { defaults, optionsFromConfig, type ResultWriterOptions, type WriterStats } from "./ResultWriter/Options.ts"
+import { defaults, maxShareFactor, optionsFromConfig, type ResultWriterOptions, type WriterStats } from "./ResultWriter/Options.ts"
 import * as Spill from "./ResultWriter/Spill.ts"
 
 export { defaults, optionsFromConfig, type ResultWriterOptions, WriterStats } from "./ResultWriter/Options.ts"
@@ -53,7 +54,9 @@ const checkResults: WriterTable<CheckResultRow> = {
  * Writes check results to ClickHouse in batches, off the pollers' path.
  *
  * `write` appends to memory and returns; one background fiber inserts full
- * batches at once and partial ones `flushMs` after their oldest row. A failed
+ * batches at once and partial ones `flushMs` after their oldest row (divided
+ * by the process's `share` of the cluster's rows, so that N runners insert
+ * as often together as one alone). A failed
  * insert (any ClickHouseError, or a timeout) keeps its batch and is retried
  * with backoff (200 ms doubling to 10 s) while rows accumulate, up to
  * `memoryRows`; past that, `write` spills whole batches (oldest first) to
@@ -81,7 +84,7 @@ const checkResults: WriterTable<CheckResultRow> = {
  * inserts (migrations/clickhouse/0003): an insert that timed out but landed, or a spill file replayed after the
  * process died between its insert and its deletion. Rows are lost only when
  * the process dies without closing the layer (what is in memory: about
- * `flushMs` worth while ClickHouse answers, at most `spillAfterMs` +
+ * `flushMs ÷ share` worth while ClickHouse answers, about `flushMs` of the cluster's rows, at most `spillAfterMs` +
  * 2 × `flushMs` worth while it fails) or when neither ClickHouse nor the disk
  * takes them at shutdown (logged with the count). A spill file that cannot
  * be decoded is renamed `<name>.rejected` and left for a person.
@@ -95,13 +98,15 @@ export class ResultWriter extends Context.Service<ResultWriter, BatchWriter<Chec
   /**
    * From the environment: `RESULTS_BATCH_ROWS`, `RESULTS_FLUSH_MS`, `RESULTS_MEMORY_ROWS`,
    * `RESULTS_INSERT_TIMEOUT_MS`, `RESULTS_SHUTDOWN_MS`, `RESULTS_SPILL_AFTER_MS`, and
-   * `RESULTS_SPILL_DIR` (default `<DATA_DIR>/spill`, `DATA_DIR` defaulting to `./data`).
+   * `RESULTS_SPILL_DIR` (default `<DATA_DIR>/spill`, `DATA_DIR` defaulting to `./data`); its share of
+   * the cluster's rows from the shards PollerStats counts here.
    */
   static readonly layer = Layer.effect(
     ResultWriter,
     Effect.gen(function*() {
       const options = yield* optionsFromConfig
-      return yield* ResultWriter.make(options)
+      const stats = yield* PollerStats
+      return yield* ResultWriter.make({ ...options, share: stats.share })
     })
   )
 }
@@ -131,6 +136,11 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
   const clock = yield* Clock.Clock
   const batchRows = Math.max(1, Math.floor(options.batchRows ?? defaults.batchRows))
   const flushMs = Math.max(1, options.flushMs ?? defaults.flushMs)
+  const share = options.share
+  /** How long a partial batch waits: `flushMs` over this process's share of the cluster's rows. */
+  const openBatchMs = share === undefined
+    ? () => flushMs
+    : () => flushMs / Math.min(1, Math.max(1 / maxShareFactor, share()))
   const memoryRows = Math.max(1, Math.floor(options.memoryRows ?? defaults.memoryRows))
   const retryBaseMs = Math.max(1, options.retryBaseMs ?? defaults.retryBaseMs)
   const retryMaxMs = Math.max(retryBaseMs, options.retryMaxMs ?? defaults.retryMaxMs)
@@ -399,7 +409,7 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
     // `closing` is set by the shutdown finalizer, between steps.
     while (true) {
       if (closing) return
-      const job = buf.nextJob(clock.currentTimeMillisUnsafe(), flushMs)
+      const job = buf.nextJob(clock.currentTimeMillisUnsafe(), openBatchMs())
       const step = job._tag === "Wait"
         ? waitFor(wake, job.ms)
         : job._tag === "File"

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import * as Path from "node:path"
 import { StatusTransitionRow } from "../domain/StatusTransition.ts"
+import { PollerStats } from "./PollerStats.ts"
 import { type BatchWriter, makeWriter, optionsFromConfig } from "./ResultWriter.ts"
 
 /**
@@ -8,7 +9,8 @@ import { type BatchWriter, makeWriter, optionsFromConfig } from "./ResultWriter.
  * component or monitor) the way `ResultWriter` writes check results: in
  * batches off the pollers' path, spilled to disk while ClickHouse fails,
  * replayed on start, each batch with its deduplication token. Same
- * `RESULTS_*` settings; its spill files live in `<RESULTS_SPILL_DIR>/transitions`.
+ * `RESULTS_*` settings and share of the cluster's rows; its spill files live in
+ * `<RESULTS_SPILL_DIR>/transitions`.
  */
 export class TransitionWriter extends Context.Service<TransitionWriter, BatchWriter<StatusTransitionRow>>()(
   "statusgrid/poller/TransitionWriter"
@@ -17,7 +19,8 @@ export class TransitionWriter extends Context.Service<TransitionWriter, BatchWri
     TransitionWriter,
     Effect.gen(function*() {
       const options = yield* optionsFromConfig
-      return yield* makeWriter({ ...options, spillDir: Path.join(options.spillDir, "transitions") }, {
+      const stats = yield* PollerStats
+      return yield* makeWriter({ ...options, share: stats.share, spillDir: Path.join(options.spillDir, "transitions") }, {
         table: "status_transitions",
         decodeRows: Schema.decodeUnknownSync(Schema.Array(StatusTransitionRow)),
         what: "status transitions"

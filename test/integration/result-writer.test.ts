@@ -6,6 +6,7 @@ import * as Path from "node:path"
 import type { CheckResultRow } from "../../services/domain/CheckResult.ts"
 import { ClickHouse, ClickHouseError } from "../../services/platform/ClickHouse.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
+import { PollerStats } from "../../services/poller/PollerStats.ts"
 import { ResultWriter, ResultWriterError } from "../../services/poller/ResultWriter.ts"
 import type { ResultWriterOptions, WriterStats } from "../../services/poller/ResultWriter.ts"
 import { tempDir, withConfig } from "../support/stores.ts"
@@ -140,6 +141,27 @@ describe("ResultWriter", () => {
         assert.isAtLeast(Date.now() - started, flushMs - 20)
         assert.deepStrictEqual(ch.inserts, [5])
         assert.deepStrictEqual(yield* stored("time"), { n: 5, distinct: 5 })
+      }))
+
+    it.effect("a runner holding a quarter of the shards waits four flush intervals, so the cluster inserts as often as one runner", () =>
+      Effect.gen(function*() {
+        const ch = yield* flakyClickHouse
+        const spillDir = yield* tempDir("spill")
+        const flushMs = 250
+        let share = 0.25
+        const { writer } = yield* startWriter(ch.service, { spillDir, batchRows: 10_000, flushMs, share: () => share })
+        const started = Date.now()
+        yield* writer.write(rowsFor("share", 0, 3))
+        yield* eventually(stored("share"), (s) => s.n === 3, 15_000)
+        assert.isAtLeast(Date.now() - started, 4 * flushMs - 20)
+        assert.deepStrictEqual(ch.inserts, [3])
+        // No share at all (no shard loaded yet): at most eight intervals, not never.
+        share = 0
+        const again = Date.now()
+        yield* writer.write(rowsFor("share", 3, 2))
+        yield* eventually(stored("share"), (s) => s.n === 5, 15_000)
+        assert.isAtLeast(Date.now() - again, 8 * flushMs - 20)
+        assert.deepStrictEqual(ch.inserts, [3, 2])
       }))
 
     it.effect("flush waits until the buffered rows are written", () =>
@@ -303,7 +325,7 @@ describe("ResultWriter", () => {
           yield* writer.write(rowsFor("env", 0, 9))
           return yield* eventually(writer.stats, (s) => s.written_rows === 8)
         }).pipe(
-          Effect.provide(ResultWriter.layer.pipe(Layer.provide(withConfig(settings)))),
+          Effect.provide(ResultWriter.layer.pipe(Layer.provide(PollerStats.layer), Layer.provide(withConfig(settings)))),
           Effect.provideService(ClickHouse, ch.service)
         )
         assert.strictEqual(written.buffered_rows, 1)
@@ -312,7 +334,7 @@ describe("ResultWriter", () => {
         assert.deepStrictEqual(yield* stored("env"), { n: 9, distinct: 9 })
 
         const invalid = yield* Effect.flip(
-          Effect.provide(ResultWriter, ResultWriter.layer.pipe(Layer.provide(withConfig({ ...settings, RESULTS_BATCH_ROWS: "0" }))))
+          Effect.provide(ResultWriter, ResultWriter.layer.pipe(Layer.provide(PollerStats.layer), Layer.provide(withConfig({ ...settings, RESULTS_BATCH_ROWS: "0" }))))
             .pipe(Effect.provideService(ClickHouse, ch.service))
         )
         assert.match(String(invalid), /RESULTS_BATCH_ROWS/)

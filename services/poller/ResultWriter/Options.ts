@@ -28,8 +28,18 @@ export interface ResultWriterOptions {
   readonly spillDir: string
   /** Rows per insert; a full batch is inserted at once. Default 10,000. */
   readonly batchRows?: number
-  /** A partial batch is inserted this long after its oldest row arrived. Default 1,000. */
+  /**
+   * A partial batch is inserted this long after its oldest row arrived, divided by `share`. Default 1,000.
+   */
   readonly flushMs?: number
+  /**
+   * This process's share (0 to 1) of the rows the whole cluster writes to the table: the poller
+   * shards it runs over all shards. A partial batch waits `flushMs ÷ share` (at most
+   * `maxShareFactor × flushMs`), so that ClickHouse gets about one insert per `flushMs` from the
+   * whole cluster, however many runners share the shards: each insert is a part ClickHouse must
+   * merge, and two runners inserting every second doubled its merges. Default: always 1.
+   */
+  readonly share?: () => number
   /** Most rows held in memory; past it whole batches are spilled to disk. Default 200,000. */
   readonly memoryRows?: number
   /** First retry delay after a failed insert, doubling up to `retryMaxMs`. Default 200. */
@@ -50,6 +60,9 @@ export interface ResultWriterOptions {
   /** Default "check_results". */
   readonly table?: string
 }
+
+/** The longest a partial batch waits, in `flushMs`, however small this process's share. */
+export const maxShareFactor = 8
 
 export const defaults = {
   batchRows: 10_000,
