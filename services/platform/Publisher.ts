@@ -261,7 +261,8 @@ export class Publisher extends Context.Service<Publisher, {
         if (oldest.length === 0) {
           const sinceTouches = (yield* Clock.currentTimeMillis) - lastTouches
           if (touches.size + lives.size > 0 && sinceTouches < touchEveryMs) {
-            // A change wakes the drain at once; unchanged checks gather for the next batch meanwhile.
+            // A change wakes the drain at once; unchanged checks gather for the next batch meanwhile
+            // (only the first of a batch wakes the drain: one wake per check was one timer per check).
             yield* Queue.take(wake).pipe(Effect.timeoutOption(touchEveryMs - sinceTouches))
             return
           }
@@ -303,16 +304,18 @@ export class Publisher extends Context.Service<Publisher, {
       return Publisher.of({
         touched: (key, at) =>
           Effect.sync(() => {
+            const first = touches.size + lives.size === 0
             touches.set(key, at.toISOString())
-            Queue.offerUnsafe(wake, undefined)
+            if (first) Queue.offerUnsafe(wake, undefined)
           }),
         handOver,
         changed: (key, previous, snapshot, events, at) => handOver(key, previous, snapshot, events, at).pipe(Effect.orDie),
         monitorChecked: (check) =>
           check.events.length === 0 && check.previous === check.state
             ? Effect.sync(() => {
+              const first = touches.size + lives.size === 0
               lives.set(check.id, check)
-              Queue.offerUnsafe(wake, undefined)
+              if (first) Queue.offerUnsafe(wake, undefined)
             })
             : Effect.sync(() => lives.delete(check.id)).pipe(Effect.andThen(offer({ kind: "monitor", check }))),
         backlog: Effect.sync(() => {

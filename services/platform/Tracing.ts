@@ -50,6 +50,12 @@ export const TracingLive = Layer.unwrap(Effect.gen(function*() {
   ))
 }).pipe(Effect.orDie))
 
+/**
+ * Trace options of the hot paths' spans (a check, its requests): no call-site stack, which costs a
+ * `new Error()` per span; the span's name says where it starts.
+ */
+export const noCallSite = { captureStackTrace: false } as const
+
 /** `OTEL_EXPORTER_OTLP_HEADERS`: `key=value,key2=value2`, values URL-encoded. */
 const parseHeaders = (text: string): Record<string, string> => {
   const headers: Record<string, string> = {}

@@ -13,6 +13,7 @@ import { type CheckMark, type PolledSource, type SnapshotChange, SourceStore } f
 import { sourceTransitions } from "./Transitions.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
 import { Upstream } from "./Upstream.ts"
+import { noCallSite } from "../platform/Tracing.ts"
 
 /** What a shard keeps of one source between its checks. */
 export interface SourceEntry {
@@ -87,6 +88,31 @@ const emptyBody = new Uint8Array()
 /** Catalog sources are the operator's: read without the address guard (organizations' sources are guarded; decision 0009). */
 const trustedGet = { trusted: true } as const
 
+interface ComponentColumns {
+  readonly ids: ReadonlyArray<string>
+  readonly statuses: ReadonlyArray<string>
+  readonly regions: ReadonlyArray<string>
+}
+const noComponents: ComponentColumns = { ids: [], statuses: [], regions: [] }
+/** A snapshot's leaf components as a row's parallel arrays; built once per snapshot, which most checks (304s) repeat. */
+const columnsOf = new WeakMap<Snapshot, ComponentColumns>()
+const componentColumns = (snapshot: Snapshot): ComponentColumns => {
+  const known = columnsOf.get(snapshot)
+  if (known !== undefined) return known
+  const ids: Array<string> = []
+  const statuses: Array<string> = []
+  const regions: Array<string> = []
+  for (const c of snapshot.components) {
+    if (c.is_group) continue
+    ids.push(c.id)
+    statuses.push(c.status)
+    regions.push(c.region ?? "")
+  }
+  const columns = { ids, statuses, regions }
+  columnsOf.set(snapshot, columns)
+  return columns
+}
+
 /** The check of one status-page source: fetch, parse, compare, then the rows, the bus and the transitions. */
 export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: SourceCheckHooks) {
   const store = yield* SourceStore
@@ -100,15 +126,7 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
 
   /** One row per check: the source's, with its leaf components in parallel arrays (decision 0016). */
   const rowOf = (entry: SourceEntry, snapshot: Snapshot | undefined, at: Date, latencyMs: number, httpStatus: number, bytes: number, error: string): CheckResultRow => {
-    const ids: Array<string> = []
-    const statuses: Array<string> = []
-    const regions: Array<string> = []
-    for (const c of snapshot?.components ?? []) {
-      if (c.is_group) continue
-      ids.push(c.id)
-      statuses.push(c.status)
-      regions.push(c.region ?? "")
-    }
+    const { ids, statuses, regions } = snapshot === undefined ? noComponents : componentColumns(snapshot)
     return {
       checked_at: at.toISOString(),
       subject_kind: "source",
@@ -211,7 +229,7 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
           root: true,
           kind: "internal",
           attributes: { "statusgrid.source.key": entry.source.key, "statusgrid.source.provider": entry.source.provider_type ?? "" }
-        })
+        }, noCallSite)
       )
   )
 
