@@ -305,7 +305,8 @@ describe("no change lost across restarts and fail-over", () => {
   it("a change made while the runner of its shard is killed alerts once after another runner takes the shard over", () =>
     scenario((w) =>
       Effect.gen(function*() {
-        const extra = { POLLER_SHARDS: "1" }
+        // The takeover waits for the killed runner's lock to expire: 8 s here (the default is 15).
+        const extra = { POLLER_SHARDS: "1", RUNNER_LOCK_EXPIRATION_S: "8" }
         const runners = [yield* serve(w, "runner", extra), yield* serve(w, "runner", extra)]
         const [x, y] = yield* components(w)
         yield* alertOn(w, runners[0]!, [x!, y!])
