@@ -5,6 +5,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import { createRequire } from "node:module"
 import { createServer } from "node:http"
 import { ApiRoutes, listenBacklog, routerConfig } from "../services/api/ApiHttp.ts"
+import { TracingLive } from "../services/platform/Tracing.ts"
 import { Publisher } from "../services/platform/Publisher.ts"
 import * as Catalog from "../services/catalog/Catalog.ts"
 import { ApiKeys } from "../services/orgs/ApiKeys.ts"
@@ -149,5 +150,7 @@ export const apiBenchSeeding = Layer.mergeAll(Organizations.layer, ApiKeys.layer
 export const apiBenchServer = HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }).pipe(
   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1", backlog: listenBacklog })),
   // The API publishes manual custom-source changes through the process's Publisher.
-  Layer.provide(Publisher.layer)
+  Layer.provide(Publisher.layer),
+  // Traced as a serving process is (services/cli/serve.ts): spans only when OTLP is configured.
+  Layer.provide(TracingLive)
 )

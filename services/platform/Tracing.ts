@@ -1,4 +1,4 @@
-import { Config, Effect, Layer, Option } from "effect"
+import { Config, Effect, Layer, Option, References } from "effect"
 import { FetchHttpClient, HttpMiddleware } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
 import { version } from "./Version.ts"
@@ -29,7 +29,10 @@ export const TracingLive = Layer.unwrap(Effect.gen(function*() {
   const disabled = yield* Config.Boolean("OTEL_SDK_DISABLED").pipe(Config.withDefault(false))
   const exporter = yield* Config.String("OTEL_TRACES_EXPORTER").pipe(Config.withDefault("otlp"))
   const url = yield* endpointOf
-  if (disabled || url === undefined || exporter.trim().toLowerCase() === "none") return Layer.empty
+  // Nothing exports the spans: none is made. Each `withSpan` is then a no-op span (no clock reads, no
+  // attributes, nothing ended), where Effect's own tracer would build and end one per check and per
+  // request for nobody.
+  if (disabled || url === undefined || exporter.trim().toLowerCase() === "none") return Layer.succeed(References.TracerEnabled, false)
   const protocol = yield* Config.option(Protocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")).pipe(
     Effect.flatMap((own) => Option.isSome(own) ? Effect.succeed(own.value) : Protocol("OTEL_EXPORTER_OTLP_PROTOCOL").pipe(Config.withDefault("http/protobuf")))
   )

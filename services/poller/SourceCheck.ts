@@ -154,7 +154,10 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
       const getOptions = entry.readHere
         ? (entry.source.trusted ? trustedGet : undefined)
         : { conditional: false, trusted: entry.source.trusted }
-      const results = yield* Effect.all(urls.map((url) => upstream.get(url, getOptions)), { concurrency: "unbounded" })
+      // One document (most providers): fetched in this fiber, without a child fiber to join.
+      const results = urls.length === 1
+        ? [yield* upstream.get(urls[0]!, getOptions)]
+        : yield* Effect.all(urls.map((url) => upstream.get(url, getOptions)), { concurrency: "unbounded" })
       const at = new Date(clock.currentTimeMillisUnsafe())
       const latency = Math.max(...results.map((r) => r.latencyMs))
       const primary = results[0]
