@@ -48,7 +48,7 @@ describe("statusgrid runner", () => {
           POLLER_SHARDS: "12",
           POLLER_INTERVAL_OVERRIDE_S: "2",
           POLLER_KEEPER_MS: "1000",
-          // Takeover follows the lock's expiry: 8 s here (the default is 15) keeps the kill's bound below short.
+          // Takeover follows the lock's expiry: 8 s here (the default is 15), so the 15-s takeover bound below holds.
           RUNNER_LOCK_EXPIRATION_S: "8"
         })
         runners.push(yield* Effect.promise(() => startService(env, 60_000, ["runner"])))
