@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { defaults, maxShareFactor } from "../services/poller/ResultWriter/Options.ts"
 import { spawnScript } from "./scriptProcess.ts"
 
 const script = Path.join(import.meta.dirname, "clickhouseServer.ts")
@@ -55,5 +56,32 @@ export const storedRows = (direct: string) =>
       return response.ok && /^\d+$/.test(text) ? Number(text) : null
     } catch {
       return null
+    }
+  })
+
+/**
+ * The longest a check's row can wait in a runner's memory before its insert: `RESULTS_FLUSH_MS` (as the
+ * runners get it from this environment) over the smallest share of the shards a runner can hold, and
+ * a few seconds for the insert (decision 0021).
+ */
+export const flushBoundMs = () => {
+  const set = Number(process.env["RESULTS_FLUSH_MS"])
+  return (Number.isInteger(set) && set > 0 ? set : defaults.flushMs) * maxShareFactor + 3000
+}
+
+/**
+ * `storedRows` once it reaches `rows`, read every second until then or `flushBoundMs()` (the last
+ * reading then): with the seconds it took.
+ */
+export const storedRowsReaching = (direct: string, rows: number) =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    for (;;) {
+      const stored = yield* storedRows(direct)
+      const waitedMs = Date.now() - started
+      if ((stored !== null && stored >= rows) || waitedMs >= flushBoundMs()) {
+        return { stored, afterS: Math.round(waitedMs / 100) / 10 }
+      }
+      yield* Effect.sleep("1 second")
     }
   })

@@ -1,5 +1,6 @@
 import { Effect, type Scope } from "effect"
 import { round } from "./figures.ts"
+import { flushBoundMs } from "./clickhouseProcess.ts"
 import type { RunnerProcess } from "./runnerProcess.ts"
 
 /** What `/readyz` says of the poller shards (services/api/Http.ts). */
@@ -84,9 +85,10 @@ export const runnerChurn = Effect.fn("bench.runnerChurn")(function*(
   const joinedS = yield* untilPlaced(staying[0]!.url, joinAt, () => joined.shardStarts() > 0)
   const joinedShards = joined.shardStarts()
 
-  // One interval and a flush after the join, every source has had its chance to be checked again.
+  // One interval after the join, every source has had its chance to be checked again; the rows of
+  // those checks are in ClickHouse within a flush interval over the smallest share (decision 0021).
   const endAt = Date.now() + options.intervalS * 1000
-  yield* Effect.sleep(`${options.intervalS * 1000 + 3000} millis`)
+  yield* Effect.sleep(`${options.intervalS * 1000 + flushBoundMs()} millis`)
   const gaps = yield* gapsOf(options.clickhouse, leftAt, endAt, 2 * options.intervalS * 1000)
   return {
     runner_left: leaving.index,

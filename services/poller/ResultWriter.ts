@@ -74,8 +74,9 @@ const checkResults: WriterTable<CheckResultRow> = {
  * DATA_DIR and its lock.
  *
  * Once inserts have been failing (or one has hung) for `spillAfterMs`, the
- * rows in memory go to disk every `flushMs` (and the batch being retried at
- * its next failure) until an insert succeeds.
+ * rows in memory go to disk every `flushMs` or every second, whichever is
+ * sooner (and the batch being retried at its next failure), until an insert
+ * succeeds.
  *
  * Guarantees: each row stored once, or lost in the cases below. Every batch
  * carries an `insert_deduplication_token` (the spill directory's id and the
@@ -84,8 +85,8 @@ const checkResults: WriterTable<CheckResultRow> = {
  * inserts (migrations/clickhouse/0003): an insert that timed out but landed, or a spill file replayed after the
  * process died between its insert and its deletion. Rows are lost only when
  * the process dies without closing the layer (what is in memory: about
- * `flushMs ÷ share` worth while ClickHouse answers, about `flushMs` of the cluster's rows, at most `spillAfterMs` +
- * 2 × `flushMs` worth while it fails) or when neither ClickHouse nor the disk
+ * `flushMs ÷ share` worth while ClickHouse answers, about `flushMs` of the cluster's rows, at most
+ * `flushMs ÷ share` + `spillAfterMs` + 2 s worth while it fails) or when neither ClickHouse nor the disk
  * takes them at shutdown (logged with the count). A spill file that cannot
  * be decoded is renamed `<name>.rejected` and left for a person.
  */
@@ -147,6 +148,8 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
   const insertTimeout = Duration.millis(Math.max(1, options.insertTimeoutMs ?? defaults.insertTimeoutMs))
   const shutdownMs = Math.max(0, options.shutdownMs ?? defaults.shutdownMs)
   const spillAfterMs = Math.max(1, options.spillAfterMs ?? defaults.spillAfterMs)
+  /** In spill mode memory goes to disk this often: `flushMs`, at most a second. */
+  const spillEveryMs = Math.min(flushMs, defaults.spillEveryMs)
   const { table, what } = target
   const dir = Path.resolve(options.spillDir)
 
@@ -356,7 +359,7 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
     notifyProgress()
   })
 
-  /** In spill mode, every `flushMs`: the rows in memory go to disk (bounding what a SIGKILL loses). */
+  /** In spill mode, every `spillEveryMs`: the rows in memory go to disk (bounding what a SIGKILL loses). */
   const spillMemory = spillLock.withPermit(Effect.uninterruptible(Effect.gen(function*() {
     if (!spillMode(clock.currentTimeMillisUnsafe())) return
     buf.sealOpen()
@@ -377,7 +380,7 @@ export const makeWriter = Effect.fnUntraced(function*<Row>(
     Effect.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError(`could not spill ${what}`, cause)
     ),
-    Effect.andThen(Effect.sleep(Duration.millis(flushMs))),
+    Effect.andThen(Effect.sleep(Duration.millis(spillEveryMs))),
     Effect.forever
   )
 

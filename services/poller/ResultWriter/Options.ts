@@ -29,7 +29,8 @@ export interface ResultWriterOptions {
   /** Rows per insert; a full batch is inserted at once. Default 10,000. */
   readonly batchRows?: number
   /**
-   * A partial batch is inserted this long after its oldest row arrived, divided by `share`. Default 1,000.
+   * A partial batch is inserted this long after its oldest row arrived, divided by `share`. Default
+   * 5,000 for check results, 1,000 for status transitions (decision 0021).
    */
   readonly flushMs?: number
   /**
@@ -66,7 +67,11 @@ export const maxShareFactor = 8
 
 export const defaults = {
   batchRows: 10_000,
-  flushMs: 1_000,
+  flushMs: 5_000,
+  /** Status transitions are few and are the record of durations: inserted sooner (decision 0021). */
+  transitionsFlushMs: 1_000,
+  /** While inserts fail, memory goes to disk at least this often, whatever `flushMs` is. */
+  spillEveryMs: 1_000,
   memoryRows: 200_000,
   retryBaseMs: 200,
   retryMaxMs: 10_000,
@@ -78,6 +83,9 @@ export const defaults = {
 
 const positiveInt = (name: string, fallback: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
+
+/** `TRANSITIONS_FLUSH_MS`: how long a partial batch of status transitions waits (`TransitionWriter`). */
+export const transitionsFlushMs = positiveInt("TRANSITIONS_FLUSH_MS", defaults.transitionsFlushMs)
 
 /** The writers' settings from the environment (`ResultWriter.layer`); other tables' writers reuse them. */
 export const optionsFromConfig = Effect.gen(function*() {
