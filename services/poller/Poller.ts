@@ -30,6 +30,7 @@ const ShardEntity = PollerShard.toLayer(
       shards: config.shards,
       concurrency: config.concurrency,
       refreshMs: config.refreshMs,
+      checkTimesMs: config.checkTimesMs,
       intervalOverrideS: Option.getOrUndefined(config.intervalOverrideS),
       // The process's catch-up rate, shared by its shards.
       catchUp: { windowMs: config.catchUpMs, perSecond: config.catchUpPerS / Math.max(1, config.shards) }

@@ -16,6 +16,8 @@ export interface ShardOptions {
   readonly concurrency: number
   /** how often the shard re-reads its sources from PostgreSQL */
   readonly refreshMs: number
+  /** how often the shard saves its sources' check times (last check, last error) to PostgreSQL */
+  readonly checkTimesMs: number
   /** override every source's interval (benchmarks) */
   readonly intervalOverrideS?: number | undefined
   /** how the overdue are caught up when the shard loads them (`FirstChecks.ts`) */
@@ -204,7 +206,9 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     )
   })
 
+  /** The sources' check times (`POLLER_CHECK_TIMES_MS`): what a restart keeps each source's cadence from. */
   const flushMarks = Effect.gen(function*() {
+    if (marks.size === 0) return
     const batch = marks
     marks = new Map()
     yield* store.markChecked([...batch.values()]).pipe(
@@ -213,6 +217,11 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         for (const [key, mark] of batch) if (!marks.has(key)) marks.set(key, mark)
       }))
     )
+  })
+
+  /** The monitors' checks (state, last check, last error), every second. */
+  const flushMonitorSaves = Effect.gen(function*() {
+    if (monitorSaves.size === 0) return
     const saves = monitorSaves
     monitorSaves = new Map()
     yield* monitorStore.saveChecks([...saves.values()]).pipe(
@@ -262,20 +271,34 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       ),
       Effect.forkScoped
     )
-    // One writer per shard: snapshots as they come, check times once a second. Shards own disjoint
-    // sources, and one writer per shard never contends with itself, so the updates cannot deadlock.
-    // It sleeps until a snapshot waits or the check times are due (not every 100 ms: sixteen shards
-    // waking ten times a second were a share of an idle runner's CPU).
-    let lastMarks = clock.currentTimeMillisUnsafe()
+    // One writer per shard: snapshots as they come, monitors' checks once a second, sources' check times
+    // every `checkTimesMs`. Shards own disjoint sources, and one writer per shard never contends with
+    // itself, so the updates cannot deadlock. It sleeps until a snapshot waits or a save is due (not every
+    // 100 ms: sixteen shards waking ten times a second were a share of an idle runner's CPU). A shard that
+    // stops (moved, or the process stopping) saves what it holds first, so a graceful restart keeps every
+    // source's cadence to the check.
+    const saveHeld = Effect.all([flushMarks, flushMonitorSaves], { discard: true }).pipe(
+      // PostgreSQL away: the stop is not held up for it (a restart then checks those sources early).
+      Effect.timeout(2_000),
+      Effect.catchCause((cause) => Effect.logWarning("could not record check times", cause))
+    )
+    yield* Effect.addFinalizer(() => saveHeld)
+    let lastSaves = clock.currentTimeMillisUnsafe()
+    let lastMarks = lastSaves
     yield* Effect.gen(function*() {
       yield* saveSnapshots
       const now = clock.currentTimeMillisUnsafe()
-      if (now - lastMarks >= 1000) {
+      if (now - lastSaves >= 1000) {
+        lastSaves = now
+        yield* flushMonitorSaves.pipe(Effect.catchCause((cause) => Effect.logWarning("could not record monitor checks", cause)))
+      }
+      if (now - lastMarks >= options.checkTimesMs) {
         lastMarks = now
         yield* flushMarks.pipe(Effect.catchCause((cause) => Effect.logWarning("could not record check times", cause)))
       }
       if (unsaved.size === 0) {
-        yield* Queue.take(snapshotWaiting).pipe(Effect.timeoutOption(Math.max(1, lastMarks + 1000 - now)))
+        const wake = Math.min(lastSaves + 1000, lastMarks + options.checkTimesMs)
+        yield* Queue.take(snapshotWaiting).pipe(Effect.timeoutOption(Math.max(1, wake - now)))
       }
     }).pipe(Effect.forever({ disableYield: true }), Effect.forkScoped)
     return yield* loop
