@@ -42,7 +42,7 @@ describe("check times", () => {
         const published = yield* Effect.gen(function*() {
           const poller = yield* Layer.build(pollerRunner)
           yield* ShardReloads.use((reloads) => reloads.sources(keys)).pipe(Effect.provide(poller))
-          // Every source checked twice or more (the test's interval is 1 s), as the bus says.
+          // Every source checked again after its first 1.5 s (the test's interval is 1 s), as the bus says.
           const states = yield* waitFor(15_000, "every source checked", Effect.gen(function*() {
             const all = yield* Effect.forEach(keys, (key) => bus.hgetall(RedisKeys.source(key)))
             return all.every((s) => s["last_checked_at"] !== undefined && Date.parse(s["last_checked_at"]) >= started + 1_500)
