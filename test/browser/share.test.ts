@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { expectAccessible, launchBrowser, screenshot } from "../support/browser.ts"
+import { expectAccessible, launchBrowser, screenshot, step } from "../support/browser.ts"
 import { manualSource, openIncident, type ScreenWorld, stackOf, startScreenWorld } from "../support/screens.ts"
 
 let world: ScreenWorld
@@ -61,21 +61,22 @@ describe("public share page in Chromium", () => {
     await screenshot(page, "share-page-360")
 
     // Revoking in the stack settings (private): the page and its stream answer 404 at once.
-    const revoked = await world.api("PATCH", `/stacks/${stack.id}`, { visibility: "private" })
+    const revoked = await step("revoke", world.api("PATCH", `/stacks/${stack.id}`, { visibility: "private" }))
     assert.strictEqual(revoked.status, 200)
-    assert.strictEqual((await fetch(shareUrl)).status, 404)
-    assert.strictEqual((await fetch(`${shareUrl}/state`)).status, 404)
+    const statusOf = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(15_000) })).status
+    assert.strictEqual(await step("fetch the page", statusOf(shareUrl)), 404)
+    assert.strictEqual(await step("fetch its state", statusOf(`${shareUrl}/state`)), 404)
     const token = stack.share_url!.split("/").at(-1)!
-    assert.strictEqual((await fetch(`${world.server.url}/api/v1/share/${token}/stream`)).status, 404)
+    assert.strictEqual(await step("fetch its stream", statusOf(`${world.server.url}/api/v1/share/${token}/stream`)), 404)
     // Opened again in a new tab: the open one reacts to the revocation itself (its stream ends, its
     // data reloads), and a navigation of that tab could be cut short by its own.
-    await page.close()
-    const later = await context.newPage()
-    const again = await later.goto(shareUrl)
+    await step("close the open tab", page.close())
+    const later = await step("open a new tab", context.newPage())
+    const again = await step("load the revoked page", later.goto(shareUrl, { timeout: 20_000 }), 25_000)
     assert.strictEqual(again?.status(), 404)
-    await later.getByRole("heading", { level: 1, name: "Page not found" }).waitFor()
+    await step("see Page not found", later.getByRole("heading", { level: 1, name: "Page not found" }).waitFor({ timeout: 15_000 }))
     assert.notInclude(await later.content(), "Shop status")
-    await expectAccessible(later)
+    await step("axe on the 404 page", expectAccessible(later))
     await screenshot(later, "share-page-revoked")
     await context.close()
   })

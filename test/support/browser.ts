@@ -54,6 +54,23 @@ export const expectAccessible = async (page: Page): Promise<void> => {
 }
 
 /**
+ * Awaits `work`, failing after `ms` with the step's name: a step that hangs under load then says
+ * which one it was, instead of the test's own timeout naming none (fetches and `page.close()` have
+ * no timeout of their own).
+ */
+export const step = async <A>(name: string, work: Promise<A>, ms = 20_000): Promise<A> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new Error(`step "${name}" did not finish within ${ms} ms`)), ms)
+  })
+  try {
+    return await Promise.race([work, expired])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
  * Waits until the JavaScript expression `expression` is truthy on the page (a promise is awaited),
  * asking every `pollMs`: `page.waitForFunction` with a string compiles it in the page, which the
  * portal's CSP refuses (no 'unsafe-eval'); `page.evaluate` goes through the DevTools protocol.
