@@ -3,6 +3,9 @@ import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { expectAccessible, launchBrowser, screenshot, step } from "../support/browser.ts"
 import { manualSource, openIncident, type ScreenWorld, stackOf, startScreenWorld } from "../support/screens.ts"
 
+/** The status a plain GET answers with, given up after 15 s. */
+const statusOf = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(15_000) })).status
+
 let world: ScreenWorld
 let browser: Browser
 beforeAll(async () => {
@@ -63,7 +66,6 @@ describe("public share page in Chromium", () => {
     // Revoking in the stack settings (private): the page and its stream answer 404 at once.
     const revoked = await step("revoke", world.api("PATCH", `/stacks/${stack.id}`, { visibility: "private" }))
     assert.strictEqual(revoked.status, 200)
-    const statusOf = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(15_000) })).status
     assert.strictEqual(await step("fetch the page", statusOf(shareUrl)), 404)
     assert.strictEqual(await step("fetch its state", statusOf(`${shareUrl}/state`)), 404)
     const token = stack.share_url!.split("/").at(-1)!
