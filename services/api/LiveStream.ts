@@ -1,4 +1,5 @@
-import { Clock, Config, Effect, Layer, Schema, Stream } from "effect"
+import { Clock, Effect, Layer, Stream } from "effect"
+import { positiveInt } from "../platform/Settings.ts"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { ErrorBody } from "../domain/api/Errors.ts"
 import { slugPattern } from "../domain/api/Stacks.ts"
@@ -49,8 +50,6 @@ const frame = (message: LiveMessage): string =>
     ? `id: ${message.seq}\nevent: delta\ndata: ${JSON.stringify(publicDelta(message.delta))}\n\n`
     : `id: ${message.seq}\nevent: resync\ndata: {}\n\n`
 
-const positiveInt = (name: string, fallback: number) =>
-  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
 
 /**
  * Server-sent events of live status, on the API's port:

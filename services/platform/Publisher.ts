@@ -1,4 +1,5 @@
 import { Cause, Clock, Config, Context, Effect, Layer, Option, Queue, Schema } from "effect"
+import { positiveInt } from "./Settings.ts"
 import * as Path from "node:path"
 import { type MonitorDelta, MonitorEvent, type SourceDelta, StatusEvent } from "../domain/Event.ts"
 import { MonitorState } from "../domain/Monitor.ts"
@@ -327,8 +328,6 @@ export class Publisher extends Context.Service<Publisher, {
   )
 }
 
-const positiveInt = (name: string, fallback: number) =>
-  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
 
 const optionsFromConfig = Effect.gen(function*() {
   const spillDir = yield* Config.option(Config.String("PUBLISH_SPILL_DIR"))

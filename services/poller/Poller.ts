@@ -63,12 +63,17 @@ const Keeper = Singleton.make(
   })
 )
 
+/** The poller's settings, read once as the runner starts: a value out of range stops it with a ConfigError naming it. */
+const checkedSettings = Layer.effectDiscard(Effect.gen(function*() {
+  yield* PollerConfig
+}))
+
 /**
  * Everything a runner needs to poll; requires the cluster (Sharding), the stores and the process's
  * Publisher (one per process: its hand-over directory is locked to it, and the API's manual source
  * changes go through it too). Provides ShardReloads and ShardPlacement (for /readyz).
  */
-export const layer = Layer.mergeAll(ShardEntity, Keeper, ShardReloads.layer, ShardPlacement.layer).pipe(
+export const layer = Layer.mergeAll(checkedSettings, ShardEntity, Keeper, ShardReloads.layer, ShardPlacement.layer).pipe(
   Layer.provide(Layer.mergeAll(SourceStore.layer, MonitorStore.layer, MonitorAgents.layer, Upstream.layer, Fetcher.layer)),
   Layer.provide(SecretBox.layer),
   Layer.provideMerge(Layer.mergeAll(ResultWriter.layer, TransitionWriter.layer).pipe(Layer.provideMerge(PollerStats.layer)))

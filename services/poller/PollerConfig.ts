@@ -1,15 +1,20 @@
-import { Config } from "effect"
+import { Config, Schema } from "effect"
+import { nonNegativeInt, positiveInt } from "../platform/Settings.ts"
 
-/** Poller settings (README, Configuration). */
+/**
+ * Poller settings (README, Configuration). Read when a runner starts (Poller.layer), so that a value
+ * out of range stops `statusgrid start` or `runner` with one line naming it, not a shard later.
+ */
 export const PollerConfig = Config.all({
-  shards: Config.Int("POLLER_SHARDS").pipe(Config.withDefault(16)),
-  concurrency: Config.Int("POLLER_SHARD_CONCURRENCY").pipe(Config.withDefault(64)),
-  refreshMs: Config.Int("POLLER_REFRESH_MS").pipe(Config.withDefault(15_000)),
-  checkTimesMs: Config.Int("POLLER_CHECK_TIMES_MS").pipe(Config.withDefault(1_000)),
-  keeperMs: Config.Int("POLLER_KEEPER_MS").pipe(Config.withDefault(3_000)),
-  intervalOverrideS: Config.option(Config.Int("POLLER_INTERVAL_OVERRIDE_S")),
-  catchUpMs: Config.Int("POLLER_CATCHUP_MS").pipe(Config.withDefault(20_000)),
-  catchUpPerS: Config.Int("POLLER_CATCHUP_PER_S").pipe(Config.withDefault(1_000)),
+  shards: positiveInt("POLLER_SHARDS", 16),
+  concurrency: positiveInt("POLLER_SHARD_CONCURRENCY", 64),
+  refreshMs: positiveInt("POLLER_REFRESH_MS", 15_000),
+  /** how often a shard saves its sources' last check and error to PostgreSQL (decision 0022) */
+  checkTimesMs: positiveInt("POLLER_CHECK_TIMES_MS", 5_000),
+  keeperMs: positiveInt("POLLER_KEEPER_MS", 3_000),
+  intervalOverrideS: Config.option(Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "POLLER_INTERVAL_OVERRIDE_S")),
+  catchUpMs: nonNegativeInt("POLLER_CATCHUP_MS", 20_000),
+  catchUpPerS: positiveInt("POLLER_CATCHUP_PER_S", 1_000),
   /** a "poller stats" log line every this many ms, at multiples of it on the wall clock; 0: none */
-  statsLogMs: Config.Int("POLLER_STATS_LOG_MS").pipe(Config.withDefault(0))
+  statsLogMs: nonNegativeInt("POLLER_STATS_LOG_MS", 0)
 })

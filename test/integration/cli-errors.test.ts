@@ -1,8 +1,11 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { Organizations } from "../../services/orgs/Organizations.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
@@ -75,6 +78,23 @@ describe("CLI errors are one clear line (a real process for each)", () => {
         assert.include(assertOneLine(badPlan, "statusgrid org plan"), "platinum")
         const noDatabase = yield* cli(["org", "plan", "acme", "pro"], { DATABASE_URL: `postgres://postgres:postgres@127.0.0.1:${closed}/none` })
         assert.include(assertOneLine(noDatabase, "statusgrid org plan failed"), "DATABASE_URL")
+      }))
+
+    it.effect("a poller setting out of range stops statusgrid start with one line naming it, before anything is polled", () =>
+      Effect.gen(function*() {
+        for (const [name, value, said] of [["POLLER_CHECK_TIMES_MS", "0", "greater than 0"], ["POLLER_SHARDS", "many", "number"]] as const) {
+          const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-settings-"))
+          try {
+            const port = yield* Effect.promise(() => freePort())
+            const started = yield* cli(["start"], { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", [name]: value })
+            const line = assertOneLine(started, "statusgrid start failed")
+            assert.include(line, name)
+            assert.include(line, said)
+            assert.include(line, "README, Configuration")
+          } finally {
+            Fs.rmSync(dataDir, { recursive: true, force: true })
+          }
+        }
       }))
 
     it.effect("statusgrid org plan: the operator moves an organization to another plan, prints it as JSON, audited as the operator", () =>

@@ -1,4 +1,5 @@
 import { Config, Effect, Option, Schema } from "effect"
+import { positiveInt } from "../../platform/Settings.ts"
 import * as Path from "node:path"
 
 /** The batching writers' settings (`../ResultWriter.ts`) and what they report. */
@@ -81,8 +82,6 @@ export const defaults = {
   table: "check_results"
 } as const
 
-const positiveInt = (name: string, fallback: number) =>
-  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
 
 /** `TRANSITIONS_FLUSH_MS`: how long a partial batch of status transitions waits (`TransitionWriter`). */
 export const transitionsFlushMs = positiveInt("TRANSITIONS_FLUSH_MS", defaults.transitionsFlushMs)

@@ -1,0 +1,14 @@
+import { Config, Schema } from "effect"
+
+/**
+ * Typed readers for the numeric settings (README, Configuration): a value out of range fails with a
+ * ConfigError naming the variable, which the CLI prints as one line (services/cli/report.ts).
+ */
+
+/** An integer above 0, `fallback` when unset. */
+export const positiveInt = (name: string, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
+
+/** An integer of 0 or more (0 usually meaning "off"), `fallback` when unset. */
+export const nonNegativeInt = (name: string, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), name).pipe(Config.withDefault(fallback))
