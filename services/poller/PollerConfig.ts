@@ -9,8 +9,8 @@ export const PollerConfig = Config.all({
   shards: positiveInt("POLLER_SHARDS", 16),
   concurrency: positiveInt("POLLER_SHARD_CONCURRENCY", 64),
   refreshMs: positiveInt("POLLER_REFRESH_MS", 15_000),
-  /** how often a shard saves its sources' last check and error to PostgreSQL (decision 0022) */
-  checkTimesMs: positiveInt("POLLER_CHECK_TIMES_MS", 5_000),
+  /** how often a shard saves its sources' last check and error to PostgreSQL */
+  checkTimesMs: positiveInt("POLLER_CHECK_TIMES_MS", 1_000),
   keeperMs: positiveInt("POLLER_KEEPER_MS", 3_000),
   intervalOverrideS: Config.option(Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "POLLER_INTERVAL_OVERRIDE_S")),
   catchUpMs: nonNegativeInt("POLLER_CATCHUP_MS", 20_000),

@@ -22,7 +22,6 @@ const TestLayer = Layer.mergeAll(simulator, Layer.effectDiscard(Migrations.migra
       POLLER_KEEPER_MS: "300",
       POLLER_REFRESH_MS: "600000",
       RESULTS_FLUSH_MS: "200",
-      POLLER_CHECK_TIMES_MS: "1000",
       POLLER_CATCHUP_MS: String(catchUpMs)
     })
   )))

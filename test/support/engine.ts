@@ -62,9 +62,7 @@ export const pollerTimings = {
   POLLER_KEEPER_MS: "300",
   // Long: new sources must reach their shards through ShardReloads, not the periodic refresh.
   POLLER_REFRESH_MS: "600000",
-  RESULTS_FLUSH_MS: "200",
-  // Sources' check times in PostgreSQL every second (the default is 5 s): tests read `last_checked_at` soon after a check.
-  POLLER_CHECK_TIMES_MS: "1000"
+  RESULTS_FLUSH_MS: "200"
 }
 
 export interface EngineOptions {

@@ -30,14 +30,10 @@ export interface Running {
   readonly stop: () => Promise<number | null>
 }
 
-/**
- * Runs `statusgrid start` (or another serving command) and resolves once it logs "statusgrid is up".
- * Sources' check times reach PostgreSQL every second unless `env` says otherwise (the default is 5 s;
- * tests read `last_checked_at` soon after a check).
- */
+/** Runs `statusgrid start` (or another serving command) and resolves once it logs "statusgrid is up". */
 export const startService = (env: NodeJS.ProcessEnv, timeoutMs = 60_000, args: ReadonlyArray<string> = ["start"]): Promise<Running> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { env: { POLLER_CHECK_TIMES_MS: "1000", ...env }, cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [cli, ...args], { env, cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
     const logs: Array<Record<string, unknown>> = []
     let stderr = ""
     let buffer = ""
