@@ -27,6 +27,7 @@ import {
 } from "../domain/StatusDurations.ts"
 import { ClickHouse } from "../platform/ClickHouse.ts"
 import { type HistoryUnavailable, querySubjects, subjectKey, subjectsWhere } from "./StatusHistory.ts"
+import { rollupParams, rollupRows } from "./Rollups.ts"
 
 /**
  * Analytics from status durations (services/domain/StatusDurations.ts): a
@@ -211,14 +212,13 @@ export class Analytics extends Context.Service<Analytics, {
                sum(maintenance_checks) AS maintenance, sum(error_checks) AS errors,
                -- a source's own row counts the checks whose page was read; a component's or a monitor's, every check
                if(kind = 'source' AND component_id = '', checks - errors, checks) AS read
-             FROM check_rollup_hourly
-             WHERE ${subjectsWhere} AND hour >= toStartOfHour(toDateTime(toUInt32({from:Float64} / 1000), 'UTC'))
-               AND hour < toDateTime(toUInt32(ceil({to:Float64} / 1000)), 'UTC')
+             FROM (${rollupRows("check_rollup_hourly", "hour", `hour >= toStartOfHour(toDateTime(toUInt32({from:Float64} / 1000), 'UTC'))
+               AND hour < toDateTime(toUInt32(ceil({to:Float64} / 1000)), 'UTC')`)})
              GROUP BY subject_kind, subject_id, component_id, hour
              HAVING checks > 0)
            GROUP BY kind, subject_id, component_id`,
           subjects,
-          range,
+          { ...range, ...rollupParams(subjects) },
           decodeCoverage
         )
       ], { concurrency: 3 })

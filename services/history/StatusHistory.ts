@@ -10,6 +10,7 @@ import {
 } from "../domain/History.ts"
 import { maxCheckLog, type MonitorCheckLogEntry } from "../domain/api/Monitors.ts"
 import { ClickHouse, type ClickHouseError } from "../platform/ClickHouse.ts"
+import { rollupParams, rollupRows } from "./Rollups.ts"
 
 /** ClickHouse did not answer a history read; the pages that show history show the rest without it. */
 export class HistoryUnavailable extends Schema.TaggedError<HistoryUnavailable>()("HistoryUnavailable", {
@@ -169,7 +170,6 @@ const uptimeRange = (now: number, days: number) => {
   return { from: today - (days - 1) * dayMs, to: today + dayMs }
 }
 
-const where = subjectsWhere
 const sums = `sum(checks) AS checks, sum(down_checks) AS down, sum(degraded_checks) AS degraded,
   sum(maintenance_checks) AS maintenance, sum(error_checks) AS errors`
 /**
@@ -216,22 +216,20 @@ export class StatusHistory extends Context.Service<StatusHistory, {
     const hourly = (subjects: ReadonlyArray<HistorySubject>, from: number, to: number) =>
       read(
         perSubject(`SELECT toString(subject_kind) AS kind, subject_id, component_id, toUInt64(toUnixTimestamp(hour)) AS t, ${sums}
-        FROM check_rollup_hourly
-        WHERE ${where} AND hour >= toDateTime({from:UInt32}, 'UTC') AND hour < toDateTime({to:UInt32}, 'UTC')
+        FROM (${rollupRows("check_rollup_hourly", "hour", "hour >= toDateTime({from:UInt32}, 'UTC') AND hour < toDateTime({to:UInt32}, 'UTC')")})
         GROUP BY subject_kind, subject_id, component_id, hour`),
         subjects,
-        { from: from / 1000, to: to / 1000 }
+        { from: from / 1000, to: to / 1000, ...rollupParams(subjects) }
       )
 
     /** Per day, or (`perDay` false) one row per subject over the whole range. */
     const daily = (subjects: ReadonlyArray<HistorySubject>, from: number, to: number, perDay: boolean) =>
       read(
         perSubject(`SELECT toString(subject_kind) AS kind, subject_id, component_id, ${perDay ? "toUInt64(toUInt32(day) * 86400)" : "toUInt64(0)"} AS t, ${sums}
-        FROM check_rollup_daily
-        WHERE ${where} AND day >= toDate({from:String}) AND day < toDate({to:String})
+        FROM (${rollupRows("check_rollup_daily", "day", "day >= toDate({from:String}) AND day < toDate({to:String})")})
         GROUP BY subject_kind, subject_id, component_id${perDay ? ", day" : ""}`),
         subjects,
-        { from: isoDay(from), to: isoDay(to) }
+        { from: isoDay(from), to: isoDay(to), ...rollupParams(subjects) }
       )
 
     const forSubjects = Effect.fn("StatusHistory.forSubjects")(function*(

@@ -3,13 +3,16 @@ import { Effect, Layer } from "effect"
 import type { CheckResultRow } from "../../services/domain/CheckResult.ts"
 import { ClickHouse } from "../../services/platform/ClickHouse.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
+import { rollupParams, rollupRows } from "../../services/history/Rollups.ts"
 import { tempDir } from "../support/stores.ts"
 
 /**
- * A source check is one row with its components in arrays (migrations/clickhouse/0004, decision 0016).
- * The same checks written the old way (one row per component) and the new way must give the same
- * hourly and daily rollups, figure for figure; response times are the source's only; and a batch
- * inserted twice with its token is counted once.
+ * A source check is one row with its components in arrays (migrations/clickhouse/0004, decision 0016),
+ * and the rollups keep a component's rows only for its checks that were not operational (0005,
+ * decision 0022). The same checks written the old way (one row per component) and the new way must
+ * read the same, hour by hour and day by day, figure for figure, through the readers' view of the
+ * rollups (services/history/Rollups.ts); response times are the source's only; and a batch inserted
+ * twice with its token is counted once.
  */
 const chdb = Layer.unwrap(Effect.map(tempDir("chdb-arrays"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid_arrays")))
 
@@ -61,21 +64,37 @@ const arrays = (subject: string): Array<CheckResultRow> =>
     component_regions: components.map(regionOf)
   }))
 
-/** Every figure of a rollup's rows for one subject, by component and period, comparable across subjects. */
+/** Every figure the readers get of one subject's rollup (the source and its four components), by period, comparable across subjects. */
 const rollup = (table: "check_rollup_hourly" | "check_rollup_daily", subject: string) =>
   Effect.gen(function*() {
     const ch = yield* ClickHouse
     const period = table === "check_rollup_hourly" ? "hour" : "day"
+    const asked = ["", ...components].map((component) => ({ kind: "source" as const, id: subject, component }))
     return yield* ch.query(
       `SELECT component_id, toString(${period}) AS period, sum(checks) AS checks, sum(down_checks) AS down,
-         sum(degraded_checks) AS degraded, sum(maintenance_checks) AS maintenance, sum(error_checks) AS errors,
-         sum(latency_sum) AS latency_sum, max(latency_max) AS latency_max,
+         sum(degraded_checks) AS degraded, sum(maintenance_checks) AS maintenance, sum(error_checks) AS errors
+       FROM (${rollupRows(table, period, "1 = 1")})
+       GROUP BY component_id, period ORDER BY component_id, period`,
+      { kinds: ["source"], ids: [subject], components: ["", ...components], ...rollupParams(asked) }
+    )
+  })
+
+/** The response-time figures of a rollup's rows for one subject, by component and period, as stored. */
+const latencies = (table: "check_rollup_hourly" | "check_rollup_daily", subject: string) =>
+  Effect.gen(function*() {
+    const ch = yield* ClickHouse
+    const period = table === "check_rollup_hourly" ? "hour" : "day"
+    return yield* ch.query(
+      `SELECT component_id, toString(${period}) AS period, sum(latency_sum) AS latency_sum, max(latency_max) AS latency_max,
          arrayMap((x) -> round(x, 3), quantilesTDigestMerge(0.5, 0.95, 0.99)(latency_quantiles)) AS q
        FROM ${table} WHERE subject_kind = 'source' AND subject_id = {s:String}
        GROUP BY component_id, period ORDER BY component_id, period`,
       { s: subject }
     )
   })
+
+/** The rows of the source itself (`component_id` ''). */
+const sourceRows = (rows: ReadonlyArray<Record<string, unknown>>) => rows.filter((r) => r["component_id"] === "")
 
 describe("check results with components in arrays", () => {
   layer(chdb, { timeout: 120_000, excludeTestServices: true })("on chDB", (it) => {
@@ -92,7 +111,15 @@ describe("check results with components in arrays", () => {
           // The source and its four components, over four hours (or two days).
           assert.strictEqual(old.length, 5 * (table === "check_rollup_hourly" ? 4 : 2), table)
           assert.deepStrictEqual(now, old, table)
+          // The source's response times, the same from both forms.
+          assert.deepStrictEqual(sourceRows(yield* latencies(table, "arrays")), sourceRows(yield* latencies(table, "rows")), table)
         }
+        // Written less: the arrays' rollup has rows for the source, its '*' row and the components seen
+        // not operational (us-db never was), where the old form has one for every component.
+        const kept = (subject: string) =>
+          Effect.map(latencies("check_rollup_daily", subject), (rows) => [...new Set(rows.map((r) => String(r["component_id"])))])
+        assert.deepStrictEqual(yield* kept("arrays"), ["", "*", "api", "eu-db", "web"])
+        assert.deepStrictEqual(yield* kept("rows"), ["", "api", "eu-db", "us-db", "web"])
         // Spot checks against the plan, so the equality above is not of two empty or wrong sets.
         const daily = yield* rollup("check_rollup_daily", "arrays")
         const apiTotal = daily.filter((r) => r["component_id"] === "api").reduce((n, r) => n + Number(r["down"]), 0)
@@ -104,9 +131,10 @@ describe("check results with components in arrays", () => {
         const errorsAll = daily.filter((r) => r["component_id"] === "us-db").reduce((n, r) => n + Number(r["errors"]), 0)
         assert.strictEqual(errorsAll, 4)
         // Response times: the source's, every check; none kept for components (their latency is the source's).
-        const latencies = daily.filter((r) => r["component_id"] === "").reduce((n, r) => n + Number(r["latency_sum"]), 0)
-        assert.strictEqual(latencies, checks.reduce((n, c) => n + c.latency, 0))
-        for (const row of daily.filter((r) => r["component_id"] !== "")) {
+        const stats = yield* latencies("check_rollup_daily", "arrays")
+        const total = stats.filter((r) => r["component_id"] === "").reduce((n, r) => n + Number(r["latency_sum"]), 0)
+        assert.strictEqual(total, checks.reduce((n, c) => n + c.latency, 0))
+        for (const row of stats.filter((r) => r["component_id"] !== "")) {
           assert.deepStrictEqual([Number(row["latency_sum"]), Number(row["latency_max"])], [0, 0])
         }
 
@@ -121,11 +149,12 @@ describe("check results with components in arrays", () => {
         })
 
         // The same batch again with its token (a retried insert): dropped by the table and by both views.
-        const before = yield* rollup("check_rollup_hourly", "arrays")
+        const before = yield* latencies("check_rollup_hourly", "arrays")
         yield* ch.insert("check_results", arrays("arrays"), { token: "arrays-1" })
         const [again] = yield* ch.query("SELECT count() AS n FROM check_results WHERE subject_id = 'arrays'")
         assert.strictEqual(Number(again!["n"]), 200)
-        assert.deepStrictEqual(yield* rollup("check_rollup_hourly", "arrays"), before)
+        assert.deepStrictEqual(yield* latencies("check_rollup_hourly", "arrays"), before)
+        assert.deepStrictEqual(yield* rollup("check_rollup_hourly", "arrays"), yield* rollup("check_rollup_hourly", "rows"))
       }))
   })
 })
