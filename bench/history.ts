@@ -20,7 +20,8 @@ const statuses = ["operational", "operational", "operational", "operational", "o
 /**
  * A stack's history page: `components` components (of `components / perSource` sources) with 90
  * days of checks (one every 3 hours) and the last 24 hours dense (one every 5 minutes), inserted as
- * the ResultWriter inserts (check_results, so the rollups are fed by their views); then
+ * the ResultWriter inserts (one row per source check, its components in arrays, into check_results,
+ * so the rollups are fed by their views); then
  * `forSubjects` for the whole stack, 24 h and 90 d, timed one read after another.
  */
 export const runHistoryBench = (options: HistoryBenchOptions) =>
@@ -38,25 +39,35 @@ export const runHistoryBench = (options: HistoryBenchOptions) =>
       ...Array.from({ length: 288 }, (_, i) => now - day + i * 300_000)
     ]
     const loadStarted = Date.now()
+    // One row per source check with its components in arrays, as the poller writes them (decision 0016).
+    const sources = new Map<string, Array<readonly [number, HistorySubject]>>()
+    for (const [s, subject] of subjects.entries()) {
+      const members = sources.get(subject.id)
+      if (members === undefined) sources.set(subject.id, [[s, subject]])
+      else members.push([s, subject])
+    }
     let rows = 0
     let batch: Array<Record<string, unknown>> = []
-    for (const [s, subject] of subjects.entries()) {
+    for (const [id, members] of sources) {
       for (const [t, at] of times.entries()) {
         batch.push({
           checked_at: new Date(at).toISOString(),
-          subject_kind: subject.kind,
-          subject_id: subject.id,
-          component_id: subject.component,
-          status: statuses[(s * 7 + t) % statuses.length]!,
+          subject_kind: "source",
+          subject_id: id,
+          component_id: "",
+          status: "operational",
           latency_ms: 100,
           http_status: 200,
           bytes: 0,
           error: "",
           region: "",
-          shard: 0
+          shard: 0,
+          component_ids: members.map(([, subject]) => subject.component),
+          component_statuses: members.map(([s]) => statuses[(s * 7 + t) % statuses.length]!),
+          component_regions: members.map(() => "")
         })
       }
-      if (batch.length >= 100_000) {
+      if (batch.length >= 10_000) {
         yield* ch.insert("check_results", batch)
         rows += batch.length
         batch = []
