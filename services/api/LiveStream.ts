@@ -50,7 +50,6 @@ const frame = (message: LiveMessage): string =>
     ? `id: ${message.seq}\nevent: delta\ndata: ${JSON.stringify(publicDelta(message.delta))}\n\n`
     : `id: ${message.seq}\nevent: resync\ndata: {}\n\n`
 
-
 /**
  * Server-sent events of live status, on the API's port:
  *

@@ -36,18 +36,18 @@ export const rollupRows = (table: "check_rollup_hourly" | "check_rollup_daily", 
   )
   ARRAY JOIN if(
     row_component = '*',
-    {components_of:Array(Array(String))}[indexOf({ids:Array(String)}, subject_id)],
+    {components_of:Array(Array(String))}[indexOf({rollup_ids:Array(String)}, subject_id)],
     [row_component]
   ) AS component
   GROUP BY subject_kind, subject_id, component, at`
 
 /**
- * `components_of`: for each id of `querySubjects`' `ids` (the same order), the components asked of
- * that source, which its '*' rollup row stands for.
+ * `rollup_ids` (each subject id once) and `components_of`: for each of them, in the same order, the
+ * components asked of that source, which its '*' rollup row stands for.
  */
 export const rollupParams = (subjects: ReadonlyArray<HistorySubject>) => {
   const ids = [...new Set(subjects.map((s) => s.id))]
   const of = new Map<string, Set<string>>(ids.map((id) => [id, new Set()]))
   for (const s of subjects) if (s.kind === "source" && s.component !== "") of.get(s.id)!.add(s.component)
-  return { components_of: ids.map((id) => [...of.get(id)!]) }
+  return { rollup_ids: ids, components_of: ids.map((id) => [...of.get(id)!]) }
 }
