@@ -328,7 +328,6 @@ export class Publisher extends Context.Service<Publisher, {
   )
 }
 
-
 const optionsFromConfig = Effect.gen(function*() {
   const spillDir = yield* Config.option(Config.String("PUBLISH_SPILL_DIR"))
   const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault("./data"))

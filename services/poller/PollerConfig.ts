@@ -1,5 +1,5 @@
-import { Config, Schema } from "effect"
-import { nonNegativeInt, positiveInt } from "../platform/Settings.ts"
+import { Config } from "effect"
+import { nonNegativeInt, optionalPositiveInt, positiveInt } from "../platform/Settings.ts"
 
 /**
  * Poller settings (README, Configuration). Read when a runner starts (Poller.layer), so that a value
@@ -12,7 +12,7 @@ export const PollerConfig = Config.all({
   /** how often a shard saves its sources' last check and error to PostgreSQL */
   checkTimesMs: positiveInt("POLLER_CHECK_TIMES_MS", 1_000),
   keeperMs: positiveInt("POLLER_KEEPER_MS", 3_000),
-  intervalOverrideS: Config.option(Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "POLLER_INTERVAL_OVERRIDE_S")),
+  intervalOverrideS: optionalPositiveInt("POLLER_INTERVAL_OVERRIDE_S"),
   catchUpMs: nonNegativeInt("POLLER_CATCHUP_MS", 20_000),
   catchUpPerS: positiveInt("POLLER_CATCHUP_PER_S", 1_000),
   /** a "poller stats" log line every this many ms, at multiples of it on the wall clock; 0: none */

@@ -82,7 +82,6 @@ export const defaults = {
   table: "check_results"
 } as const
 
-
 /** `TRANSITIONS_FLUSH_MS`: how long a partial batch of status transitions waits (`TransitionWriter`). */
 export const transitionsFlushMs = positiveInt("TRANSITIONS_FLUSH_MS", defaults.transitionsFlushMs)
 
