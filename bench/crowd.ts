@@ -2,6 +2,7 @@ import { Array as Arr, Clock, Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { spawn } from "node:child_process"
 import { createInterface } from "node:readline"
+import { constants as perfConstants, type PerformanceEntry, PerformanceObserver } from "node:perf_hooks"
 import { CrowdReports } from "../services/crowd/CrowdReports.ts"
 import { CrowdSignals } from "../services/crowd/CrowdSignals.ts"
 import { recordOnset, sweepOnce } from "../services/crowd/CrowdWorker.ts"
@@ -24,6 +25,7 @@ import {
   sourceScale
 } from "../services/simulator/Crowd.ts"
 import { percentile, round } from "./figures.ts"
+import { latencySlices, slicesAfter } from "./latencySlices.ts"
 import type { HttpTarget } from "./httpProcesses.ts"
 
 /**
@@ -588,8 +590,8 @@ export const runServiceCheck = Effect.fn("bench.crowd.service")(function*(o: Ser
  * `{ url, rate, warmupS, durationS, keys, addresses }` on stdin, sends report `i` at `i / rate` s (open loop:
  * late answers do not slow the sending) from `addresses[i]` to `keys[i % keys.length]`, a new
  * connection each (each reporter is another client); prints one JSON line with every latency
- * (from the request's scheduled time to its answer's end) of those scheduled after `warmupS`, the
- * statuses and errors of all.
+ * (from the request's scheduled time to its answer's end) of those scheduled after `warmupS` with
+ * its scheduled time (ms from the start, whose epoch time is `originEpochMs`), the statuses and errors of all.
  */
 const loadScript = `
 import http from "node:http"
@@ -601,6 +603,7 @@ rl.once("line", (line) => {
   const total = Math.round(rate * (warmupS + durationS))
   const measuredFrom = Math.round(rate * warmupS)
   const latencies = []
+  const scheduledAt = []
   const statuses = {}
   const errorCodes = {}
   let errors = 0, done = 0, measured = 0, sent = 0, lastEnd = 0
@@ -611,7 +614,7 @@ rl.once("line", (line) => {
     if (finished) return
     finished = true
     // Exit once the line is written: a pipe takes a large write in pieces.
-    const line = JSON.stringify({ total, sent, done, measured, errors, errorCodes, statuses, latencies, sendSpanMs: sentAt - start, spanMs: lastEnd - (start + (measuredFrom * 1000) / rate) })
+    const line = JSON.stringify({ total, sent, done, measured, errors, errorCodes, statuses, latencies, scheduledAt, originEpochMs: performance.timeOrigin + start, sendSpanMs: sentAt - start, spanMs: lastEnd - (start + (measuredFrom * 1000) / rate) })
     process.stdout.write(line + "\\n", () => process.exit(0))
   }
   let sentAt = start
@@ -629,6 +632,7 @@ rl.once("line", (line) => {
         if (i >= measuredFrom) {
           measured++
           latencies.push(Math.round((now - scheduled) * 10) / 10)
+          scheduledAt.push(Math.round((scheduled - start) * 10) / 10)
         }
         statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1
         if (++done + errors === total) finish()
@@ -684,8 +688,19 @@ export const runIngest = Effect.fn("bench.crowd.ingest")(function*(o: IngestOpti
   const total = Math.round(o.rate * (o.warmupS + o.durationS))
   const addresses = Array.from({ length: total }, (_, i) => crowdAddress(nthReporter(i)))
   const cpuBefore = target.cpuSeconds()
+  // This process's full (mark-compact) collections while the load runs, when it is the server: their
+  // pauses and the marking before them fall on the thread that answers.
+  const majorGcs: Array<{ readonly atEpochMs: number; readonly pauseMs: number }> = []
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if ((entry as PerformanceEntry & { readonly detail?: { readonly kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) {
+        majorGcs.push({ atEpochMs: performance.timeOrigin + entry.startTime, pauseMs: entry.duration })
+      }
+    }
+  })
+  if (target.servers === "this process") gcObserver.observe({ entryTypes: ["gc"] })
   const out = yield* Effect.promise(() =>
-    new Promise<{ total: number; sent: number; done: number; measured: number; errors: number; errorCodes: Record<string, number>; statuses: Record<string, number>; latencies: Array<number>; sendSpanMs: number; spanMs: number }>((resolve, reject) => {
+    new Promise<{ total: number; sent: number; done: number; measured: number; errors: number; errorCodes: Record<string, number>; statuses: Record<string, number>; latencies: Array<number>; scheduledAt: Array<number>; originEpochMs: number; sendSpanMs: number; spanMs: number }>((resolve, reject) => {
       const child = spawn(process.execPath, ["--input-type=module", "-e", loadScript], { stdio: ["pipe", "pipe", "inherit"] })
       createInterface({ input: child.stdout! }).once("line", (line) => resolve(JSON.parse(line)))
       child.on("error", reject)
@@ -694,6 +709,11 @@ export const runIngest = Effect.fn("bench.crowd.ingest")(function*(o: IngestOpti
     })
   )
   const cpuS = target.cpuSeconds() - cpuBefore
+  gcObserver.disconnect()
+  const sliceOptions = { sliceMs: 250, limitMs: 50 }
+  const slices = latencySlices(out.scheduledAt.map((at) => out.originEpochMs + at), out.latencies, sliceOptions)
+  const measuredFromEpochMs = out.originEpochMs + o.warmupS * 1000
+  const gcsMeasured = majorGcs.filter((g) => g.atEpochMs >= measuredFromEpochMs - 1000)
   const [stored] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM crowd_reports WHERE source_id IN ${sql.in(ids)}`
   const [opened] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM crowd_signals WHERE source_id IN ${sql.in(ids)}`
   yield* sql`DELETE FROM crowd_signals WHERE source_id IN ${sql.in(ids)}`
@@ -721,6 +741,20 @@ export const runIngest = Effect.fn("bench.crowd.ingest")(function*(o: IngestOpti
     /** Answers to the measured reports per second, from the first one's scheduled time to the last answer. */
     reports_per_s: round(out.measured / (Math.max(1, out.spanMs) / 1000), 1),
     latency_ms: { p50: round(percentile(sorted, 50), 1), p99: round(percentile(sorted, 99), 1), max: round(sorted.at(-1) ?? 0, 1) },
+    /** The measured reports by quarter second of their scheduled time: how many quarters had a p99 over 50 ms, and the worst. */
+    latency_slices: { slice_ms: slices.slice_ms, slices: slices.slices, over_limit: slices.over_limit, limit_ms: slices.limit_ms, worst: slices.worst },
+    /**
+     * This process's full collections from 1 s before the measured window (none counted when other
+     * processes serve), their pauses, and how many of the slow quarters began within 1 s after one,
+     * beside how many of all quarters did (what chance gives).
+     */
+    ...(target.servers === "this process" ? {
+      major_gcs: {
+        count: gcsMeasured.length,
+        pause_ms: round(gcsMeasured.reduce((sum, g) => sum + g.pauseMs, 0), 1),
+        ...slicesAfter(slices.starts, gcsMeasured.map((g) => g.atEpochMs), { ...sliceOptions, beforeMs: 1000 })
+      }
+    } : {}),
     rows_stored: stored!.n,
     signals_opened: opened!.n,
     servers: target.servers,
