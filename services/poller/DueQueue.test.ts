@@ -25,4 +25,35 @@ describe("DueQueue", () => {
     assert.isFalse(q.has("b"))
     assert.deepStrictEqual([q.popDue(100)?.key, q.popDue(100)?.key, q.popDue(100)?.key], ["c", "a", undefined])
   })
+
+  it("keeps due order through random moves, deletes and pops (against a sorted list)", () => {
+    let seed = 7
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648
+    const q = new DueQueue()
+    const model = new Map<string, number>()
+    for (let step = 0; step < 20_000; step++) {
+      const key = `s${Math.floor(random() * 300)}`
+      const roll = random()
+      if (roll < 0.6) {
+        const due = Math.floor(random() * 1_000)
+        q.set(key, due)
+        model.set(key, due)
+      } else if (roll < 0.75) {
+        q.delete(key)
+        model.delete(key)
+      } else {
+        const now = Math.floor(random() * 1_000)
+        const popped = q.popDue(now)
+        const earliest = Math.min(...model.values())
+        if (popped === undefined) assert.isTrue(model.size === 0 || earliest > now)
+        else {
+          assert.strictEqual(popped.due, earliest)
+          assert.strictEqual(model.get(popped.key), popped.due)
+          model.delete(popped.key)
+        }
+      }
+      assert.strictEqual(q.size, model.size)
+      assert.strictEqual(q.peekDue(), model.size === 0 ? undefined : Math.min(...model.values()))
+    }
+  })
 })

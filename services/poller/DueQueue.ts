@@ -1,10 +1,18 @@
+/** An entry of the heap: its position is kept on it, so moving it costs no map writes. */
+interface Slot {
+  readonly key: string
+  due: number
+  at: number
+}
+
 /**
  * A min-heap of sources by the time their next check is due. Each key is in
- * the queue at most once; re-adding a key moves it. O(log n) push and pop.
+ * the queue at most once; re-adding a key moves it. O(log n) push and pop; a
+ * key's map entry is written only when it enters or leaves the queue.
  */
 export class DueQueue {
-  private readonly heap: Array<{ key: string; due: number }> = []
-  private readonly index = new Map<string, number>()
+  private readonly heap: Array<Slot> = []
+  private readonly index = new Map<string, Slot>()
 
   get size(): number {
     return this.heap.length
@@ -21,69 +29,76 @@ export class DueQueue {
 
   /** Adds `key` due at `due`, or moves it there. */
   set(key: string, due: number): void {
-    const at = this.index.get(key)
-    if (at !== undefined) {
-      const old = this.heap[at]!.due
-      this.heap[at]!.due = due
-      if (due < old) this.up(at)
-      else this.down(at)
+    const slot = this.index.get(key)
+    if (slot !== undefined) {
+      const old = slot.due
+      slot.due = due
+      if (due < old) this.up(slot.at)
+      else this.down(slot.at)
       return
     }
-    this.heap.push({ key, due })
-    this.index.set(key, this.heap.length - 1)
-    this.up(this.heap.length - 1)
+    const added: Slot = { key, due, at: this.heap.length }
+    this.heap.push(added)
+    this.index.set(key, added)
+    this.up(added.at)
   }
 
   delete(key: string): void {
-    const at = this.index.get(key)
-    if (at === undefined) return
-    const last = this.heap.pop()!
+    const slot = this.index.get(key)
+    if (slot === undefined) return
     this.index.delete(key)
-    if (at < this.heap.length) {
-      this.heap[at] = last
-      this.index.set(last.key, at)
-      this.up(at)
-      this.down(at)
-    }
+    this.remove(slot)
   }
 
   /** Removes and returns the earliest entry if it is due at or before `now`. */
-  popDue(now: number): { key: string; due: number } | undefined {
+  popDue(now: number): { readonly key: string; readonly due: number } | undefined {
     const top = this.heap[0]
     if (!top || top.due > now) return undefined
-    this.delete(top.key)
+    this.index.delete(top.key)
+    this.remove(top)
     return top
   }
 
-  private swap(a: number, b: number): void {
-    const x = this.heap[a]!
-    const y = this.heap[b]!
-    this.heap[a] = y
-    this.heap[b] = x
-    this.index.set(y.key, a)
-    this.index.set(x.key, b)
+  private remove(slot: Slot): void {
+    const last = this.heap.pop()!
+    if (slot.at < this.heap.length) {
+      this.place(last, slot.at)
+      this.up(last.at)
+      this.down(last.at)
+    }
+  }
+
+  private place(slot: Slot, at: number): void {
+    this.heap[at] = slot
+    slot.at = at
   }
 
   private up(i: number): void {
+    const slot = this.heap[i]!
     while (i > 0) {
       const parent = (i - 1) >> 1
-      if (this.heap[parent]!.due <= this.heap[i]!.due) return
-      this.swap(i, parent)
+      const above = this.heap[parent]!
+      if (above.due <= slot.due) break
+      this.place(above, i)
       i = parent
     }
+    this.place(slot, i)
   }
 
   private down(i: number): void {
     const n = this.heap.length
+    const slot = this.heap[i]!
     for (;;) {
       const l = 2 * i + 1
       const r = l + 1
-      let smallest = i
-      if (l < n && this.heap[l]!.due < this.heap[smallest]!.due) smallest = l
-      if (r < n && this.heap[r]!.due < this.heap[smallest]!.due) smallest = r
-      if (smallest === i) return
-      this.swap(i, smallest)
+      let smallest = l
+      if (l >= n) break
+      if (r < n && this.heap[r]!.due < this.heap[l]!.due) smallest = r
+      const below = this.heap[smallest]!
+      if (below.due >= slot.due) break
+      this.place(below, i)
       i = smallest
     }
+    this.place(slot, i)
   }
 }
