@@ -6,11 +6,22 @@ import { assert, describe, it } from "vitest"
 import { childEnv, runCli } from "../support/process.ts"
 import { freshDatabase, testRedisUrl } from "../support/stores.ts"
 
+interface IngestLine {
+  readonly servers: unknown
+  readonly sent: number
+  readonly accepted_202: number
+  readonly rows_stored: number
+  readonly server_cpu_s: number
+  readonly latency_slices: { readonly slices: number; readonly over_limit: number; readonly worst: ReadonlyArray<{ readonly p99_ms: number }> }
+  readonly major_gcs?: { readonly count: number; readonly over_limit_near: number; readonly over_limit: number; readonly all: number }
+}
+
 /**
- * The API benchmarks served by `statusgrid http` processes on one port (`--http-processes`): the
- * crowd ingest answered in full from two of them, each report stored once, their CPU reported.
+ * The crowd ingest benchmark served by `statusgrid http` processes on one port (`--http-processes`):
+ * answered in full from two of them, each report stored once, their CPU reported; and served by the
+ * benchmark's own process, with its latency by quarter second and its full collections.
  */
-describe("statusgrid bench crowd --only ingest --http-processes 2", () => {
+describe("statusgrid bench crowd --only ingest", () => {
   it("sends the reports to two HTTP processes on one port and reports their CPU", () =>
     Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const databaseUrl = yield* freshDatabase
@@ -25,7 +36,7 @@ describe("statusgrid bench crowd --only ingest --http-processes 2", () => {
       assert.strictEqual(code, 0, stderr)
       const line = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
         command: string
-        ingest: { servers: unknown; sent: number; accepted_202: number; rows_stored: number; server_cpu_s: number }
+        ingest: IngestLine
       }
       assert.match(line.command, /--http-processes 2$/)
       assert.strictEqual(line.ingest.servers, 2)
@@ -33,6 +44,36 @@ describe("statusgrid bench crowd --only ingest --http-processes 2", () => {
       assert.strictEqual(line.ingest.accepted_202, 300)
       assert.strictEqual(line.ingest.rows_stored, 300)
       assert.isAbove(line.ingest.server_cpu_s, 0)
+      // 2 s measured: 8 quarter seconds; the other processes' collections are not this process's to count.
+      assert.strictEqual(line.ingest.latency_slices.slices, 8)
+      assert.isUndefined(line.ingest.major_gcs)
+    }))), 180_000)
+
+  it("served by this process, reports its full collections beside the slow quarter seconds", () =>
+    Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const databaseUrl = yield* freshDatabase
+      const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-ingest-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dataDir, { recursive: true, force: true })))
+      const { code, stdout, stderr } = yield* Effect.promise(() =>
+        runCli(
+          ["bench", "crowd", "--only", "ingest", "--rate", "100", "--ingest-duration", "2", "--ingest-warmup", "1", "--ingest-sources", "20"],
+          childEnv({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, REDIS_URL: testRedisUrl })
+        )
+      )
+      assert.strictEqual(code, 0, stderr)
+      const { ingest } = JSON.parse(stdout.trim().split("\n").at(-1)!) as { ingest: IngestLine }
+      assert.strictEqual(ingest.servers, "this process")
+      assert.strictEqual(ingest.accepted_202, 300)
+      const slices = ingest.latency_slices
+      assert.strictEqual(slices.slices, 8)
+      assert.isAtMost(slices.over_limit, slices.slices)
+      assert.isAtMost(slices.worst.length, 5)
+      const gcs = ingest.major_gcs!
+      assert.isAtLeast(gcs.count, 0)
+      // Every quarter is counted once against the collections; the slow ones are some of them.
+      assert.strictEqual(gcs.all, slices.slices)
+      assert.strictEqual(gcs.over_limit, slices.over_limit)
+      assert.isAtMost(gcs.over_limit_near, gcs.over_limit)
     }))), 180_000)
 
   it("refuses --http-processes on the embedded stores in one line", async () => {
