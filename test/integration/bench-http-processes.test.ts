@@ -16,6 +16,22 @@ interface IngestLine {
   readonly major_gcs?: { readonly count: number; readonly over_limit_near: number; readonly over_limit: number; readonly all: number }
 }
 
+/** `statusgrid bench crowd --only ingest` at 100/s for 1 + 2 s over 20 sources and `extra`, on a fresh database: its line. */
+const smallIngest = (extra: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const databaseUrl = yield* freshDatabase
+    const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-ingest-"))
+    yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dataDir, { recursive: true, force: true })))
+    const { code, stdout, stderr } = yield* Effect.promise(() =>
+      runCli(
+        ["bench", "crowd", "--only", "ingest", "--rate", "100", "--ingest-duration", "2", "--ingest-warmup", "1", "--ingest-sources", "20", ...extra],
+        childEnv({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, REDIS_URL: testRedisUrl })
+      )
+    )
+    assert.strictEqual(code, 0, stderr)
+    return JSON.parse(stdout.trim().split("\n").at(-1)!) as { readonly command: string; readonly ingest: IngestLine }
+  })
+
 /**
  * The crowd ingest benchmark served by `statusgrid http` processes on one port (`--http-processes`):
  * answered in full from two of them, each report stored once, their CPU reported; and served by the
@@ -24,20 +40,7 @@ interface IngestLine {
 describe("statusgrid bench crowd --only ingest", () => {
   it("sends the reports to two HTTP processes on one port and reports their CPU", () =>
     Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const databaseUrl = yield* freshDatabase
-      const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-http-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dataDir, { recursive: true, force: true })))
-      const { code, stdout, stderr } = yield* Effect.promise(() =>
-        runCli(
-          ["bench", "crowd", "--only", "ingest", "--rate", "100", "--ingest-duration", "2", "--ingest-warmup", "1", "--ingest-sources", "20", "--http-processes", "2"],
-          childEnv({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, REDIS_URL: testRedisUrl })
-        )
-      )
-      assert.strictEqual(code, 0, stderr)
-      const line = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
-        command: string
-        ingest: IngestLine
-      }
+      const line = yield* smallIngest(["--http-processes", "2"])
       assert.match(line.command, /--http-processes 2$/)
       assert.strictEqual(line.ingest.servers, 2)
       assert.strictEqual(line.ingest.sent, 300)
@@ -51,17 +54,7 @@ describe("statusgrid bench crowd --only ingest", () => {
 
   it("served by this process, reports its full collections beside the slow quarter seconds", () =>
     Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const databaseUrl = yield* freshDatabase
-      const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-bench-ingest-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dataDir, { recursive: true, force: true })))
-      const { code, stdout, stderr } = yield* Effect.promise(() =>
-        runCli(
-          ["bench", "crowd", "--only", "ingest", "--rate", "100", "--ingest-duration", "2", "--ingest-warmup", "1", "--ingest-sources", "20"],
-          childEnv({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, REDIS_URL: testRedisUrl })
-        )
-      )
-      assert.strictEqual(code, 0, stderr)
-      const { ingest } = JSON.parse(stdout.trim().split("\n").at(-1)!) as { ingest: IngestLine }
+      const { ingest } = yield* smallIngest([])
       assert.strictEqual(ingest.servers, "this process")
       assert.strictEqual(ingest.accepted_202, 300)
       const slices = ingest.latency_slices
