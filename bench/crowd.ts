@@ -707,9 +707,8 @@ export const runIngest = Effect.fn("bench.crowd.ingest")(function*(o: IngestOpti
       child.on("exit", (code) => code === 0 ? undefined : reject(new Error(`the load process exited with ${code}`)))
       child.stdin!.end(JSON.stringify({ url, rate: o.rate, warmupS: o.warmupS, durationS: o.durationS, keys, addresses }) + "\n")
     })
-  )
+  ).pipe(Effect.ensuring(Effect.sync(() => gcObserver.disconnect())))
   const cpuS = target.cpuSeconds() - cpuBefore
-  gcObserver.disconnect()
   const sliceOptions = { sliceMs: 250, limitMs: 50 }
   const slices = latencySlices(out.scheduledAt.map((at) => out.originEpochMs + at), out.latencies, sliceOptions)
   const measuredFromEpochMs = out.originEpochMs + o.warmupS * 1000
