@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { prng } from "../platform/Prng.ts"
 import { DueQueue } from "./DueQueue.ts"
 
 describe("DueQueue", () => {
@@ -27,8 +28,7 @@ describe("DueQueue", () => {
   })
 
   it("keeps due order through random moves, deletes and pops (against a sorted list)", () => {
-    let seed = 7
-    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648
+    const random = prng(7)
     const q = new DueQueue()
     const model = new Map<string, number>()
     for (let step = 0; step < 20_000; step++) {
