@@ -61,8 +61,8 @@ describe("statusgrid bench crowd --only ingest", () => {
       assert.strictEqual(slices.slices, 8)
       assert.isAtMost(slices.over_limit, slices.slices)
       assert.isAtMost(slices.worst.length, 5)
+      assert.isDefined(ingest.major_gcs, "major_gcs is printed when this process serves")
       const gcs = ingest.major_gcs!
-      assert.isAtLeast(gcs.count, 0)
       // Every quarter is counted once against the collections; the slow ones are some of them.
       assert.strictEqual(gcs.all, slices.slices)
       assert.strictEqual(gcs.over_limit, slices.over_limit)
