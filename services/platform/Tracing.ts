@@ -1,4 +1,4 @@
-import { Config, Effect, Layer, Option, References } from "effect"
+import { Config, Effect, Layer, Option, References, type Tracer } from "effect"
 import { FetchHttpClient, HttpMiddleware } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
 import { version } from "./Version.ts"
@@ -52,6 +52,16 @@ export const TracingLive = Layer.unwrap(Effect.gen(function*() {
     Layer.provide(FetchHttpClient.layer)
   ))
 }).pipe(Effect.orDie))
+
+/**
+ * `Effect.withSpan` while the fiber traces (`References.TracerEnabled`, which `TracingLive` turns off
+ * when nothing exports spans); the effect itself otherwise. With tracing off Effect still makes a
+ * no-op span for each `withSpan` and provides it to the effect (the fiber's context copied and
+ * restored): about 8 µs a call on this machine against 0.4 µs without (2026-11-29). The hot paths
+ * (a check, its requests) pay that only when the spans go somewhere.
+ */
+export const withSpanWhenTracing = <A, E, R>(self: Effect.Effect<A, E, R>, name: string, options?: Tracer.SpanOptions): Effect.Effect<A, E, R> =>
+  Effect.withFiber((fiber) => fiber.getRef(References.TracerEnabled) ? Effect.withSpan(self, name, options) : self)
 
 /**
  * Trace options of the hot paths' spans (a check, its requests): no call-site stack, which costs a

@@ -8,7 +8,7 @@ import { PollerStats } from "./PollerStats.ts"
 import { ResultWriter } from "./ResultWriter.ts"
 import { monitorTransitions } from "./Transitions.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
-import { noCallSite } from "../platform/Tracing.ts"
+import { noCallSite, withSpanWhenTracing } from "../platform/Tracing.ts"
 
 /** What a shard keeps of one website monitor between its checks. */
 export interface MonitorEntry {
@@ -95,9 +95,10 @@ export const makeMonitorCheck = Effect.fn("MonitorCheck.make")(function*(hooks: 
       if (next.state !== previous.state) stats.changed("monitor")
     },
     (effect, entry) =>
-      effect.pipe(
-        Effect.catchCause((cause) => Effect.logWarning("monitor check failed", cause).pipe(Effect.annotateLogs({ monitor: entry.monitor.id }))),
-        Effect.withSpan("check.monitor", { root: true, kind: "internal", attributes: { "statusgrid.monitor.id": entry.monitor.id } }, noCallSite)
+      withSpanWhenTracing(
+        Effect.catchCause(effect, (cause) => Effect.logWarning("monitor check failed", cause).pipe(Effect.annotateLogs({ monitor: entry.monitor.id }))),
+        "check.monitor",
+        { root: true, kind: "internal", attributes: { "statusgrid.monitor.id": entry.monitor.id }, ...noCallSite }
       )
   )
 })

@@ -1,5 +1,5 @@
 import { Clock, Effect } from "effect"
-import type { Adapter, Fetched } from "../adapters/Adapter.ts"
+import type { Adapter, Fetched, SourceConfig } from "../adapters/Adapter.ts"
 import { detect } from "../adapters/detect.ts"
 import { Fetcher } from "../adapters/Fetcher.ts"
 import { adapterFor } from "../adapters/registry.ts"
@@ -13,7 +13,7 @@ import { type CheckMark, type PolledSource, type SnapshotChange, SourceStore } f
 import { sourceTransitions } from "./Transitions.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
 import { Upstream } from "./Upstream.ts"
-import { noCallSite } from "../platform/Tracing.ts"
+import { noCallSite, withSpanWhenTracing } from "../platform/Tracing.ts"
 
 /** What a shard keeps of one source between its checks. */
 export interface SourceEntry {
@@ -44,6 +44,25 @@ export interface SourceEntry {
   pending: Snapshot | undefined
   /** last body of each endpoint of a multi-document provider, reused when it answers 304 and another changed */
   bodies: Map<string, Fetched>
+  /** The documents to read, for the source and adapter they were listed for (the same strings every check). */
+  endpoints: Endpoints | undefined
+}
+
+interface Endpoints {
+  readonly source: PolledSource
+  readonly adapter: Adapter
+  readonly config: SourceConfig
+  readonly urls: ReadonlyArray<string>
+}
+
+/** `entry`'s documents for `adapter`, listed again only when the source or its adapter changed. */
+const endpointsOf = (entry: SourceEntry, adapter: Adapter): Endpoints => {
+  const known = entry.endpoints
+  if (known !== undefined && known.source === entry.source && known.adapter === adapter) return known
+  const config = { url: entry.source.url, regions: entry.source.regions }
+  const made: Endpoints = { source: entry.source, adapter, config, urls: adapter.endpoints(config) }
+  entry.endpoints = made
+  return made
 }
 
 /** A source new to the shard; `observed` is what PostgreSQL last saved of it. */
@@ -62,7 +81,8 @@ export const sourceEntry = (
   lastFingerprint: observed && fingerprint(observed.snapshot),
   readHere: false,
   pending: undefined,
-  bodies: new Map()
+  bodies: new Map(),
+  endpoints: undefined
 })
 
 /** Where a source check hands what the shard writes to PostgreSQL later, and its schedule. */
@@ -149,8 +169,7 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
   const check = Effect.fnUntraced(
     function*(entry: SourceEntry, adapter: Adapter, plannedDue: number) {
       const started = clock.currentTimeMillisUnsafe()
-      const config = { url: entry.source.url, regions: entry.source.regions }
-      const urls = adapter.endpoints(config)
+      const { config, urls } = endpointsOf(entry, adapter)
       const getOptions = entry.readHere
         ? (entry.source.trusted ? trustedGet : undefined)
         : { conditional: false, trusted: entry.source.trusted }
@@ -225,14 +244,16 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
       hooks.changed({ source: entry.source, snapshot, since: observation.since, at })
     },
     (effect, entry) =>
-      effect.pipe(
-        Effect.catchCause((cause) => Effect.logWarning("check failed", cause).pipe(Effect.annotateLogs({ source: entry.source.key }))),
-        // Each check is one trace: the upstream requests and the writes are its spans.
-        Effect.withSpan("check.source", {
+      // Each check is one trace: the upstream requests and the writes are its spans.
+      withSpanWhenTracing(
+        Effect.catchCause(effect, (cause) => Effect.logWarning("check failed", cause).pipe(Effect.annotateLogs({ source: entry.source.key }))),
+        "check.source",
+        {
           root: true,
           kind: "internal",
-          attributes: { "statusgrid.source.key": entry.source.key, "statusgrid.source.provider": entry.source.provider_type ?? "" }
-        }, noCallSite)
+          attributes: { "statusgrid.source.key": entry.source.key, "statusgrid.source.provider": entry.source.provider_type ?? "" },
+          ...noCallSite
+        }
       )
   )
 

@@ -22,8 +22,8 @@ import {
   sourcesRule,
   userAgent
 } from "../platform/Outbound.ts"
-import { conditionalHeaders, ValidatorCache, type Validators } from "./Upstream/validators.ts"
-import { noCallSite } from "../platform/Tracing.ts"
+import { ValidatorCache } from "./Upstream/validators.ts"
+import { noCallSite, withSpanWhenTracing } from "../platform/Tracing.ts"
 
 export interface GetOptions {
   /** Time for one attempt, from sending the request to the last body byte. Default: the layer's (POLL_TIMEOUT_MS). */
@@ -171,7 +171,8 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
   const trusted = (yield* pool(undefined)).compose(interceptors.redirect({ maxRedirections }))
   const guarded = (yield* pool({ rule: sourcesRule, ...(options.guard ?? { allowPrivate: false }) })).compose(interceptors.redirect({ maxRedirections }))
 
-  const validators = new ValidatorCache(options.maxRememberedUrls ?? defaults.maxRememberedUrls)
+  const validators = new ValidatorCache(options.maxRememberedUrls ?? defaults.maxRememberedUrls, requestHeaders)
+  const targets = new TargetCache(options.maxRememberedUrls ?? defaults.maxRememberedUrls)
   const counters = { requests: 0, notModified: 0, retries: 0, failures: 0, inFlight: 0 }
 
   // One semaphore per hostname with a call waiting or in flight; dropped when its last user leaves,
@@ -199,7 +200,7 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
   /** One attempt; `retryDelay` decides, from a 5xx/429's Retry-After, whether to retry instead of reading the body. */
   const attempt = (
     dispatcher: typeof trusted,
-    target: URL,
+    target: Target,
     headers: Readonly<Record<string, string>>,
     attemptTimeoutMs: number,
     retryDelay: (retryAfter: string | undefined) => Effect.Effect<number | undefined>
@@ -210,7 +211,7 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
         try: () =>
           dispatcher.request({
             origin: target.origin,
-            path: target.pathname + target.search,
+            path: target.path,
             method: "GET",
             headers,
             signal,
@@ -247,12 +248,12 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
     const attemptTimeoutMs = Math.max(1, getOptions?.timeoutMs ?? timeoutMs)
     // Bounds the only open-ended wait, Retry-After: one is honoured only if it ends within this.
     const budgetMs = attemptTimeoutMs * (retries + 1)
-    const target = parseTarget(url)
+    const target = targets.get(url)
     if (typeof target === "string") {
       counters.failures++
       return { _tag: "Failed", error: target, latencyMs: 0, attempts: 0 } satisfies Failed
     }
-    const sent = { ...requestHeaders, ...(getOptions?.conditional === false ? {} : conditionalHeaders(validators.get(url))) }
+    const sent = getOptions?.conditional === false ? requestHeaders : validators.headers(url)
     const startedAt = yield* Clock.currentTimeMillis
 
     // Undefined: no retry (none left, or Retry-After beyond the budget).
@@ -291,10 +292,16 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
         case "NotModified":
           counters.notModified++
           // A 304 may carry updated validators; either way it refreshes the URL's place in the cache.
-          validators.set(url, validatorsOf(outcome.headers, validators.get(url)))
+          validators.answered(
+            url,
+            header(outcome.headers, "etag") ?? validators.get(url)?.etag,
+            header(outcome.headers, "last-modified") ?? validators.get(url)?.lastModified
+          )
           return { _tag: "NotModified", latencyMs, attempts } satisfies NotModified
         case "Answer":
-          if (outcome.status >= 200 && outcome.status < 300) validators.set(url, validatorsOf(outcome.headers))
+          if (outcome.status >= 200 && outcome.status < 300) {
+            validators.answered(url, header(outcome.headers, "etag"), header(outcome.headers, "last-modified"))
+          }
           return {
             _tag: "Fresh",
             fetched: {
@@ -308,7 +315,7 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
           } satisfies Fresh
       }
     }
-  }, (effect) => Effect.withSpan(effect, "Upstream.get", noCallSite))
+  }, (effect) => withSpanWhenTracing(effect, "Upstream.get", noCallSite))
 
   return Upstream.of({
     get: (url, getOptions) =>
@@ -376,11 +383,36 @@ export class Upstream extends Context.Service<Upstream, {
   )
 }
 
-const parseTarget = (url: string): URL | string => {
+/** Where a request goes: a URL's parts undici takes, parsed once. */
+interface Target {
+  readonly origin: string
+  /** Path and query. */
+  readonly path: string
+  readonly hostname: string
+}
+
+const parseTarget = (url: string): Target | string => {
   if (!URL.canParse(url)) return "invalid URL"
   const target = new URL(url)
   if (target.protocol !== "http:" && target.protocol !== "https:") return `unsupported protocol ${target.protocol}`
-  return target
+  return { origin: target.origin, path: target.pathname + target.search, hostname: target.hostname }
+}
+
+/** Parsed targets by URL (a check's URLs repeat every interval); emptied when it holds `maxUrls`. */
+class TargetCache {
+  readonly #parsed = new Map<string, Target | string>()
+  readonly #maxUrls: number
+  constructor(maxUrls: number) {
+    this.#maxUrls = Math.max(1, maxUrls)
+  }
+  get(url: string): Target | string {
+    const known = this.#parsed.get(url)
+    if (known !== undefined) return known
+    if (this.#parsed.size >= this.#maxUrls) this.#parsed.clear()
+    const parsed = parseTarget(url)
+    this.#parsed.set(url, parsed)
+    return parsed
+  }
 }
 
 const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
@@ -388,11 +420,6 @@ const header = (headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value
 }
 
-const validatorsOf = (headers: IncomingHttpHeaders, previous?: Validators): Validators => {
-  const etag = header(headers, "etag") ?? previous?.etag
-  const lastModified = header(headers, "last-modified") ?? previous?.lastModified
-  return { ...(etag !== undefined ? { etag } : {}), ...(lastModified !== undefined ? { lastModified } : {}) }
-}
 
 /** Runs `effect` and reports how long it took, in milliseconds to 0.1 ms, on Effect's monotonic clock. */
 const timed = Effect.fnUntraced(function*<A, E>(effect: Effect.Effect<A, E>) {

@@ -4,20 +4,34 @@ export interface Validators {
   readonly lastModified?: string
 }
 
+type Headers = Readonly<Record<string, string>>
+
+interface Entry {
+  readonly validators: Validators
+  /** The request's headers with the conditional ones, built once per validators (each check sends them). */
+  readonly headers: Headers
+  /** Answered again since it entered the cache or was last spared (second chance, below). */
+  answered: boolean
+}
+
 /**
- * Validators per URL, bounded to `maxUrls` entries: beyond it the least
- * recently answered URL is forgotten (its next request is unconditional).
- * A Map keeps insertion order, and `set` re-inserts, so the first key is the
- * least recently answered one. Entries are about 200-300 bytes, so the
- * default bound (200,000 URLs, far above the catalog's 5,243 sources times
- * their few endpoints) caps this at roughly 60 MB.
+ * Validators per URL, bounded to `maxUrls` entries. Beyond it a URL not answered since it was
+ * remembered (or last spared) is forgotten, oldest first: a URL answered again is spared once and
+ * moves to the end (the "second chance" approximation of least recently answered). An answer that
+ * repeats a URL's validators (most checks: a 304, or a 200 with the same ETag) changes nothing but
+ * that mark, so the hot path neither re-inserts into the Map nor allocates. Entries are about
+ * 300-400 bytes, so the default bound (200,000 URLs, far above the catalog's 5,243 sources times
+ * their few endpoints) caps this at roughly 80 MB.
  */
 export class ValidatorCache {
   readonly maxUrls: number
-  readonly #entries = new Map<string, Validators>()
+  readonly #base: Headers
+  readonly #entries = new Map<string, Entry>()
 
-  constructor(maxUrls: number) {
+  /** `base`: the headers every request sends, to which the conditional ones are added. */
+  constructor(maxUrls: number, base: Headers = {}) {
     this.maxUrls = Math.max(0, maxUrls)
+    this.#base = base
   }
 
   get size(): number {
@@ -25,19 +39,56 @@ export class ValidatorCache {
   }
 
   get(url: string): Validators | undefined {
-    return this.#entries.get(url)
+    return this.#entries.get(url)?.validators
+  }
+
+  /** The headers of a conditional request for `url`: the base ones when nothing is remembered. */
+  headers(url: string): Headers {
+    return this.#entries.get(url)?.headers ?? this.#base
   }
 
   /** Remembers `validators` for `url`, or forgets the URL when they are empty. */
   set(url: string, validators: Validators): void {
-    this.#entries.delete(url)
-    if (validators.etag === undefined && validators.lastModified === undefined) return
+    this.answered(url, validators.etag, validators.lastModified)
+  }
+
+  /**
+   * An answer for `url` carried these validators (a 2xx's, or a 304's with the previous ones kept
+   * where it has none): remembered, the URL forgotten when both are undefined.
+   */
+  answered(url: string, etag: string | undefined, lastModified: string | undefined): void {
+    const known = this.#entries.get(url)
+    if (known !== undefined && known.validators.etag === etag && known.validators.lastModified === lastModified) {
+      known.answered = true
+      return
+    }
+    if (etag === undefined && lastModified === undefined) {
+      if (known !== undefined) this.#entries.delete(url)
+      return
+    }
     if (this.maxUrls === 0) return
-    this.#entries.set(url, validators)
-    while (this.#entries.size > this.maxUrls) {
-      const oldest = this.#entries.keys().next()
-      if (oldest.done === true) break
-      this.#entries.delete(oldest.value)
+    const validators: Validators = { ...(etag !== undefined ? { etag } : {}), ...(lastModified !== undefined ? { lastModified } : {}) }
+    const entry: Entry = { validators, headers: { ...this.#base, ...conditionalHeaders(validators) }, answered: false }
+    if (known !== undefined) {
+      // New validators for a remembered URL: it keeps its place, answered since.
+      this.#entries.set(url, { ...entry, answered: true })
+      return
+    }
+    this.#makeRoom()
+    this.#entries.set(url, entry)
+  }
+
+  /** Forgets entries until one more fits: the oldest not answered since it came or was spared. */
+  #makeRoom() {
+    while (this.#entries.size >= this.maxUrls) {
+      const oldest = this.#entries.entries().next()
+      if (oldest.done === true) return
+      const [url, entry] = oldest.value
+      this.#entries.delete(url)
+      if (entry.answered) {
+        entry.answered = false
+        this.#entries.set(url, entry)
+      }
     }
   }
 }
