@@ -27,6 +27,27 @@ describe("DueQueue", () => {
     assert.deepStrictEqual([q.popDue(100)?.key, q.popDue(100)?.key, q.popDue(100)?.key], ["c", "a", undefined])
   })
 
+  it("peeks the earliest due entry without taking it out; set moves it on as a shard's loop does", () => {
+    const q = new DueQueue()
+    for (let i = 0; i < 50; i++) q.set(`s${i}`, (i * 37) % 50)
+    assert.strictEqual(q.peekDueAt(-1), undefined)
+    const seen: Array<string> = []
+    let next
+    // Each source checked once, every 100 ms: rescheduled in place past the window.
+    while ((next = q.peekDueAt(49))) {
+      seen.push(next.key)
+      q.set(next.key, next.due + 100)
+    }
+    assert.strictEqual(seen.length, 50)
+    assert.strictEqual(new Set(seen).size, 50)
+    assert.strictEqual(q.size, 50)
+    assert.strictEqual(q.peekDue(), 100)
+    const top = q.peekDueAt(100)!
+    q.delete(top.key)
+    assert.isFalse(q.has(top.key))
+    assert.strictEqual(q.size, 49)
+  })
+
   it("keeps due order through random moves, deletes and pops (against a sorted list)", () => {
     const random = prng(7)
     const q = new DueQueue()

@@ -50,6 +50,16 @@ export class DueQueue {
     this.remove(slot)
   }
 
+  /**
+   * The earliest entry if it is due at or before `now`, left in the queue: the caller moves it on with
+   * `set` (a check rescheduled in place, no map write) or takes it out with `delete`.
+   */
+  peekDueAt(now: number): { readonly key: string; readonly due: number } | undefined {
+    const top = this.heap[0]
+    if (!top || top.due > now) return undefined
+    return { key: top.key, due: top.due }
+  }
+
   /** Removes and returns the earliest entry if it is due at or before `now`. */
   popDue(now: number): { readonly key: string; readonly due: number } | undefined {
     const top = this.heap[0]

@@ -161,7 +161,8 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
 
   const loop = Effect.gen(function*() {
     const now = clock.currentTimeMillisUnsafe()
-    const next = queue.popDue(now)
+    // Left in the queue and moved to its next due time below (no map write per check).
+    const next = queue.peekDueAt(now)
     if (next === undefined) {
       const due = queue.peekDue()
       yield* Effect.sleep(Math.max(5, Math.min(due === undefined ? 1000 : due - now, 1000)))
@@ -175,7 +176,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       return
     }
     const entry = entries.get(next.key)
-    if (!entry) return
+    if (!entry) return queue.delete(next.key)
     // Keep the planned cadence; a source that fell a whole interval behind starts afresh from now.
     queue.set(next.key, next.due + entry.intervalMs > now ? next.due + entry.intervalMs : now + entry.intervalMs)
     yield* permits.take(1)

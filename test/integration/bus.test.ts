@@ -38,7 +38,15 @@ const busSuite = (name: string, bus: Layer.Layer<Bus, unknown>) =>
         assert.deepStrictEqual(yield* bus.hgetall(keys[0]!), { status: "down", last_checked_at: "2026-11-22T00:00:00.000Z" })
         assert.deepStrictEqual(yield* bus.hgetall(keys[49]!), { last_checked_at: "2026-11-22T00:00:49.000Z" })
         yield* bus.hsetMany([])
-        yield* bus.del(keys)
+        // More hashes than one script call takes, then entries with different fields (a pipeline).
+        const more = Array.from({ length: 2_100 }, (_, i) => k(`many:more:${i}`))
+        yield* bus.hsetMany(more.map((key, i) => [key, { last_checked_at: String(i) }] as const))
+        assert.deepStrictEqual(yield* bus.hgetall(more[2_099]!), { last_checked_at: "2099" })
+        assert.deepStrictEqual(yield* bus.hgetall(more[1_000]!), { last_checked_at: "1000" })
+        yield* bus.hsetMany([[keys[1]!, { status: "up" }], [keys[2]!, { status: "down", last_checked_at: "x" }]])
+        assert.deepStrictEqual(yield* bus.hgetall(keys[2]!), { status: "down", last_checked_at: "x" })
+        assert.deepStrictEqual(yield* bus.hgetall(keys[1]!), { last_checked_at: "2026-11-22T00:00:01.000Z", status: "up" })
+        yield* bus.del([...keys, ...more])
       }))
 
     it.effect("counters are incremented one by one or many in one call, and live their time from their first increment", () =>
