@@ -51,18 +51,19 @@ export interface SourceEntry {
 interface Endpoints {
   readonly source: PolledSource
   readonly adapter: Adapter
-  readonly config: SourceConfig
   readonly urls: ReadonlyArray<string>
 }
 
+/** What an adapter reads of a source. */
+const configOf = (source: PolledSource): SourceConfig => ({ url: source.url, regions: source.regions })
+
 /** `entry`'s documents for `adapter`, listed again only when the source or its adapter changed. */
-const endpointsOf = (entry: SourceEntry, adapter: Adapter): Endpoints => {
+const endpointsOf = (entry: SourceEntry, adapter: Adapter): ReadonlyArray<string> => {
   const known = entry.endpoints
-  if (known !== undefined && known.source === entry.source && known.adapter === adapter) return known
-  const config = { url: entry.source.url, regions: entry.source.regions }
-  const made: Endpoints = { source: entry.source, adapter, config, urls: adapter.endpoints(config) }
+  if (known !== undefined && known.source === entry.source && known.adapter === adapter) return known.urls
+  const made: Endpoints = { source: entry.source, adapter, urls: adapter.endpoints(configOf(entry.source)) }
   entry.endpoints = made
-  return made
+  return made.urls
 }
 
 /** A source new to the shard; `observed` is what PostgreSQL last saved of it. */
@@ -169,7 +170,7 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
   const check = Effect.fnUntraced(
     function*(entry: SourceEntry, adapter: Adapter, plannedDue: number) {
       const started = clock.currentTimeMillisUnsafe()
-      const { config, urls } = endpointsOf(entry, adapter)
+      const urls = endpointsOf(entry, adapter)
       const getOptions = entry.readHere
         ? (entry.source.trusted ? trustedGet : undefined)
         : { conditional: false, trusted: entry.source.trusted }
@@ -201,7 +202,7 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
             if (r._tag === "NotModified") return entry.bodies.get(url) ?? { url, status: 0, contentType: "", body: emptyBody }
             return { url, status: 0, contentType: "", body: emptyBody }
           })
-          const parsed = yield* adapter.parse(fetched, config, at).pipe(Effect.result)
+          const parsed = yield* adapter.parse(fetched, configOf(entry.source), at).pipe(Effect.result)
           if (parsed._tag === "Success") {
             snapshot = parsed.success
             entry.readHere = true

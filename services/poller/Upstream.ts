@@ -172,7 +172,6 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
   const guarded = (yield* pool({ rule: sourcesRule, ...(options.guard ?? { allowPrivate: false }) })).compose(interceptors.redirect({ maxRedirections }))
 
   const validators = new ValidatorCache(options.maxRememberedUrls ?? defaults.maxRememberedUrls, requestHeaders)
-  const targets = new TargetCache(options.maxRememberedUrls ?? defaults.maxRememberedUrls)
   const counters = { requests: 0, notModified: 0, retries: 0, failures: 0, inFlight: 0 }
 
   // One semaphore per hostname with a call waiting or in flight; dropped when its last user leaves,
@@ -248,7 +247,7 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
     const attemptTimeoutMs = Math.max(1, getOptions?.timeoutMs ?? timeoutMs)
     // Bounds the only open-ended wait, Retry-After: one is honoured only if it ends within this.
     const budgetMs = attemptTimeoutMs * (retries + 1)
-    const target = targets.get(url)
+    const target = parseTarget(url)
     if (typeof target === "string") {
       counters.failures++
       return { _tag: "Failed", error: target, latencyMs: 0, attempts: 0 } satisfies Failed
@@ -391,28 +390,16 @@ interface Target {
   readonly hostname: string
 }
 
+/** The URL's parts undici takes, or why it cannot be requested (parsed once: `URL.canParse` then `new URL` parses twice). */
 const parseTarget = (url: string): Target | string => {
-  if (!URL.canParse(url)) return "invalid URL"
-  const target = new URL(url)
+  let target: URL
+  try {
+    target = new URL(url)
+  } catch {
+    return "invalid URL"
+  }
   if (target.protocol !== "http:" && target.protocol !== "https:") return `unsupported protocol ${target.protocol}`
   return { origin: target.origin, path: target.pathname + target.search, hostname: target.hostname }
-}
-
-/** Parsed targets by URL (a check's URLs repeat every interval); emptied when it holds `maxUrls`. */
-class TargetCache {
-  readonly #parsed = new Map<string, Target | string>()
-  readonly #maxUrls: number
-  constructor(maxUrls: number) {
-    this.#maxUrls = Math.max(1, maxUrls)
-  }
-  get(url: string): Target | string {
-    const known = this.#parsed.get(url)
-    if (known !== undefined) return known
-    if (this.#parsed.size >= this.#maxUrls) this.#parsed.clear()
-    const parsed = parseTarget(url)
-    this.#parsed.set(url, parsed)
-    return parsed
-  }
 }
 
 const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {

@@ -38,7 +38,7 @@ describe("ValidatorCache", () => {
     for (const u of ["/1", "/2", "/1", "/2"]) cache.answered(u, "\"x\"", undefined)
     cache.answered("/3", "\"x\"", undefined)
     expect(cache.size).toBe(2)
-    expect(cache.get("/3")).toEqual({ etag: "\"x\"" })
+    expect(cache.get("/3")?.etag).toBe("\"x\"")
   })
 
   it("remembers nothing with a bound of 0", () => {

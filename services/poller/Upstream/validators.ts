@@ -6,8 +6,8 @@ export interface Validators {
 
 type Headers = Readonly<Record<string, string>>
 
-interface Entry {
-  readonly validators: Validators
+/** A URL's validators (the entry is its own `Validators`: one object per URL). */
+interface Entry extends Validators {
   /** The request's headers with the conditional ones, built once per validators (each check sends them). */
   readonly headers: Headers
   /** Answered again since it entered the cache or was last spared (second chance, below). */
@@ -20,7 +20,7 @@ interface Entry {
  * moves to the end (the "second chance" approximation of least recently answered). An answer that
  * repeats a URL's validators (most checks: a 304, or a 200 with the same ETag) changes nothing but
  * that mark, so the hot path neither re-inserts into the Map nor allocates. Entries are about
- * 300-400 bytes, so the default bound (200,000 URLs, far above the catalog's 5,243 sources times
+ * 300-400 bytes with their headers, so the default bound (200,000 URLs, far above the catalog's 5,243 sources times
  * their few endpoints) caps this at roughly 80 MB.
  */
 export class ValidatorCache {
@@ -39,7 +39,7 @@ export class ValidatorCache {
   }
 
   get(url: string): Validators | undefined {
-    return this.#entries.get(url)?.validators
+    return this.#entries.get(url)
   }
 
   /** The headers of a conditional request for `url`: the base ones when nothing is remembered. */
@@ -58,7 +58,7 @@ export class ValidatorCache {
    */
   answered(url: string, etag: string | undefined, lastModified: string | undefined): void {
     const known = this.#entries.get(url)
-    if (known !== undefined && known.validators.etag === etag && known.validators.lastModified === lastModified) {
+    if (known !== undefined && known.etag === etag && known.lastModified === lastModified) {
       known.answered = true
       return
     }
@@ -68,7 +68,7 @@ export class ValidatorCache {
     }
     if (this.maxUrls === 0) return
     const validators: Validators = { ...(etag !== undefined ? { etag } : {}), ...(lastModified !== undefined ? { lastModified } : {}) }
-    const entry: Entry = { validators, headers: { ...this.#base, ...conditionalHeaders(validators) }, answered: false }
+    const entry: Entry = { ...validators, headers: { ...this.#base, ...conditionalHeaders(validators) }, answered: false }
     if (known !== undefined) {
       // New validators for a remembered URL: it keeps its place, answered since.
       this.#entries.set(url, { ...entry, answered: true })
