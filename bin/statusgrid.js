@@ -12,7 +12,9 @@ process.env.NODE_ENV ??= "production"
 // How far V8 lets the heap grow past what survived its last full collection before the next one
 // (README, Configuration: HEAP_GROWING_PERCENT). V8's own choice goes up to 4 times for a heap it
 // collects quickly: at 1,000 monitor checks a second, 200 MB live became 660 MB between collections.
-const growing = process.env.HEAP_GROWING_PERCENT ?? "100"
+// `statusgrid http` polls nothing and keeps V8's choice: its full collections are the crowd ingest's
+// slowest moments, and bounding them doubled their number (bench/README.md).
+const growing = process.env.HEAP_GROWING_PERCENT ?? (process.argv[2] === "http" ? "0" : "100")
 if (!/^\d{1,3}$/.test(growing) || Number(growing) > 300) {
   console.error(`statusgrid: HEAP_GROWING_PERCENT must be a whole number from 0 to 300 (0: V8's own choice); it is "${growing}".`)
   process.exit(1)
