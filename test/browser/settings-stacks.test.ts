@@ -341,13 +341,18 @@ describe("stacks settings in Chromium", () => {
 
   it("TV links: created with a name, stacks and rotation, its URL opens signed out, revoked → 404", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-    // A clean-clone CI run once spent the test's whole 60 s here without naming a step: each step now fails on its own after 20 s.
+    // Clean-clone CI runs twice spent the test's whole 60 s here without naming a step (the second with each
+    // step bounded at 20 s, after its screenshot): each step now says on stderr when it ends, and the test
+    // has 120 s.
     context.setDefaultTimeout(20_000)
+    const started = Date.now()
+    const step = (what: string) => process.stderr.write(`[tv links test +${((Date.now() - started) / 1000).toFixed(1)} s] ${what}\n`)
     const page = await context.newPage()
     await signIn(page, people.member, "/settings/engines/tv")
     assert.strictEqual(await page.title(), "TV links · Analytical Engines · statusgrid")
     await page.getByText("No TV link yet.").waitFor()
     await expectAccessible(page)
+    step("signed in, no TV link yet")
 
     // A bad rotation is the field's error, nothing saved.
     await page.getByLabel("Name", { exact: true }).fill("Support floor")
@@ -363,6 +368,7 @@ describe("stacks settings in Chromium", () => {
     const badStack = await forge(page, "/settings/engines/tv", { intent: "create", name: "Bad", stack_id: "not-a-uuid" })
     assert.strictEqual(badStack.status, 400)
     assert.deepStrictEqual(await query(`SELECT id FROM tv_links`), [])
+    step("malformed forms refused")
 
     await page.getByLabel("Seconds per stack").fill("15")
     await page.getByRole("button", { name: "Create TV link" }).click()
@@ -372,20 +378,26 @@ describe("stacks settings in Chromium", () => {
     await page.getByText("Payments platform · each for 15 s").waitFor()
     await expectAccessible(page)
     await screenshot(page, "settings-tv")
+    step("created, screenshot saved")
 
     const screen = await browser.newContext()
     screen.setDefaultTimeout(20_000)
     const tv = await screen.newPage()
-    const opened = await tv.goto(url)
+    const opened = await tv.goto(url, { waitUntil: "domcontentloaded" })
     assert.strictEqual(opened?.status(), 200)
     await tv.getByText("Payments platform").first().waitFor()
+    step("the TV URL opened signed out")
+    // Closed before the revocation: an open screen reloads itself when its stream answers 404 (portal/app/routes/tv).
+    await screen.close()
+    step("the screen closed")
 
     await page.getByRole("button", { name: "Revoke Support floor" }).click()
     await page.getByText("TV link revoked").waitFor()
+    step("revoked")
     assert.strictEqual((await fetch(url, { signal: AbortSignal.timeout(20_000) })).status, 404)
-    await screen.close()
     await context.close()
-  })
+    step("the URL answers 404")
+  }, 120_000)
 
   it("an Admin deletes a stack; a Member has no delete button", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
