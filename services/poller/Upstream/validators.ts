@@ -47,11 +47,6 @@ export class ValidatorCache {
     return this.#entries.get(url)?.headers ?? this.#base
   }
 
-  /** Remembers `validators` for `url`, or forgets the URL when they are empty. */
-  set(url: string, validators: Validators): void {
-    this.answered(url, validators.etag, validators.lastModified)
-  }
-
   /**
    * An answer for `url` carried these validators (a 2xx's, or a 304's with the previous ones kept
    * where it has none): remembered, the URL forgotten when both are undefined.
