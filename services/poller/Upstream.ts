@@ -291,11 +291,10 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
         case "NotModified":
           counters.notModified++
           // A 304 may carry updated validators; either way it refreshes the URL's place in the cache.
-          validators.answered(
-            url,
-            header(outcome.headers, "etag") ?? validators.get(url)?.etag,
-            header(outcome.headers, "last-modified") ?? validators.get(url)?.lastModified
-          )
+          {
+            const known = validators.get(url)
+            validators.answered(url, header(outcome.headers, "etag") ?? known?.etag, header(outcome.headers, "last-modified") ?? known?.lastModified)
+          }
           return { _tag: "NotModified", latencyMs, attempts } satisfies NotModified
         case "Answer":
           if (outcome.status >= 200 && outcome.status < 300) {
@@ -382,7 +381,7 @@ export class Upstream extends Context.Service<Upstream, {
   )
 }
 
-/** Where a request goes: a URL's parts undici takes, parsed once. */
+/** Where a request goes: the parts of a URL that undici takes. */
 interface Target {
   readonly origin: string
   /** Path and query. */
