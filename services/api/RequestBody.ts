@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { HttpMethod, HttpServerRequest } from "effect/http"
 import type { HttpApiEndpoint } from "effect/http-api"
 import { InvalidParameter, UnsupportedMediaType } from "../domain/api/Errors.ts"
+import { fnWhenTracing } from "../platform/Tracing.ts"
 
 /** The media type of a `Content-Type` header, compared as the API builder compares it (absent: JSON). */
 export const mediaTypeOf = (header: string | undefined): string => {
@@ -42,7 +43,7 @@ export const nulPath = (value: unknown, path: ReadonlyArray<string> = []): strin
  * at all is left to the endpoint's decoding (a 400). The body is read once:
  * the request caches it for the decoder.
  */
-export const checkBody = Effect.fn("RequestBody.checkBody")(function*(endpoint: HttpApiEndpoint.Top) {
+export const checkBody = fnWhenTracing("RequestBody.checkBody")(Effect.fnUntraced(function*(endpoint: HttpApiEndpoint.Top) {
   if (endpoint.payload.size === 0) return
   const request = yield* HttpServerRequest.HttpServerRequest
   if (!HttpMethod.hasBody(request.method)) return
@@ -66,4 +67,4 @@ export const checkBody = Effect.fn("RequestBody.checkBody")(function*(endpoint: 
   if (field !== undefined) {
     return yield* new InvalidParameter({ field, message: `${field} must not contain NUL characters` })
   }
-})
+}))

@@ -7,6 +7,7 @@ import { defaultLimit, type ListQuery } from "../domain/api/Sources.ts"
 import type { Component, Incident, IncidentList, ProviderMaintenance, ProviderMaintenanceList, Source } from "../domain/api/Sources.ts"
 import { MaintenanceStatus } from "../domain/Snapshot.ts"
 import { categoriesColumn, publicSourceCondition, SourceRow } from "../platform/SourceRow.ts"
+import { fnWhenTracing } from "../platform/Tracing.ts"
 import { type CategoryId, inCategoryOrder, SourceKey } from "../domain/Source.ts"
 import { ComponentStatus, IncidentImpact, IncidentStatus, type SourceStatus } from "../domain/Status.ts"
 import { decodeCursor, encodeCursor, type PageRequest } from "../orgs/Paging.ts"
@@ -49,7 +50,7 @@ const invalidCursor = () =>
  * `GET /api/v1/sources` and the portal's catalog: a page of sources for the API's query
  * (decoded with `ListQuery`); a cursor this API did not hand out is an `InvalidParameter` on `cursor`.
  */
-export const listSources = Effect.fn("Sources.listSources")(function*(query: typeof ListQuery.Type) {
+export const listSources = fnWhenTracing("Sources.listSources")(Effect.fnUntraced(function*(query: typeof ListQuery.Type) {
   const after = query.cursor === undefined
     ? undefined
     : yield* decodeSourceCursor(query.cursor).pipe(Effect.mapError(invalidCursor))
@@ -61,7 +62,7 @@ export const listSources = Effect.fn("Sources.listSources")(function*(query: typ
     after,
     limit: query.limit ?? defaultLimit
   }))
-})
+}))
 
 /** Read access to the sources the unauthenticated API may show: enabled catalog sources. */
 export class Sources extends Context.Service<Sources, {
@@ -114,7 +115,7 @@ export class Sources extends Context.Service<Sources, {
       )
     }
 
-    const list = Effect.fn("Sources.list")(function*(options: ListOptions) {
+    const list = fnWhenTracing("Sources.list")(Effect.fnUntraced(function*(options: ListOptions) {
       const where: Array<Fragment> = []
       if (options.after !== undefined) where.push(sql`s.key > ${options.after}`)
       if (options.keys !== undefined) where.push(sql.in("s.key", options.keys))
@@ -131,7 +132,7 @@ export class Sources extends Context.Service<Sources, {
       // One row more than the page tells whether another page follows.
       const rows = yield* select(where, options.limit + 1, !searching)
       return pageOf(rows, options.limit, (last) => encodeSourceCursor(SourceKey.make(last.key)), (source) => source)
-    }, Effect.orDie)
+    }, Effect.orDie))
 
     // A malformed key names no source; it never reaches the database (a NUL would fail the query).
     const find = (key: string) =>
@@ -140,7 +141,7 @@ export class Sources extends Context.Service<Sources, {
         Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(new SourceNotFound({ key })) : Effect.succeed(rows[0]))
       )
 
-    const get = Effect.fn("Sources.get")((key: string) => find(key))
+    const get = fnWhenTracing("Sources.get")((key: string) => find(key))
 
     /** A visible source's id only (what the reads of its records need), without the source's own columns. */
     const idOf = (key: string) =>
@@ -151,7 +152,7 @@ export class Sources extends Context.Service<Sources, {
         )
 
     // One statement: the source (no row: not found) and its components (one row with no component: none).
-    const components = Effect.fn("Sources.components")(function*(key: string) {
+    const components = fnWhenTracing("Sources.components")(Effect.fnUntraced(function*(key: string) {
       if (!isSourceKey(key)) return yield* new SourceNotFound({ key })
       const rows = yield* sql<{ id: string | null }>`
         SELECT c.id, c.parent_id, c.name, c.description, c.status, c.is_group, c.region
@@ -160,15 +161,15 @@ export class Sources extends Context.Service<Sources, {
         ORDER BY c.position, c.name, c.id`.pipe(Effect.orDie)
       if (rows.length === 0) return yield* new SourceNotFound({ key })
       return componentTree(yield* decodeComponents(rows.filter((r) => r.id !== null)).pipe(Effect.orDie))
-    })
+    }))
 
     const decodeChecked = Schema.decodeUnknownEffect(Schema.Array(CheckedComponent))
-    const checkedComponents = Effect.fn("Sources.checkedComponents")(function*(key: string) {
+    const checkedComponents = fnWhenTracing("Sources.checkedComponents")(Effect.fnUntraced(function*(key: string) {
       const source = yield* idOf(key)
       return yield* sql`
         SELECT id, external_id, name, region FROM components WHERE source_id = ${source.id} AND NOT is_group
         ORDER BY position, name, id`.pipe(Effect.flatMap(decodeChecked), Effect.orDie)
-    })
+    }))
 
     // Incidents and maintenances are paged newest first by (time, id), with the organization lists' cursor codec.
     const decodeIncidents = Schema.decodeUnknownEffect(Schema.Array(IncidentRow))
@@ -186,7 +187,7 @@ export class Sources extends Context.Service<Sources, {
           Effect.map((rows) => groupBy(rows, (r) => r.owner, (r) => ({ id: r.id, name: r.name })))
         )
 
-    const incidents = Effect.fn("Sources.incidents")(function*(key: string, page: PageRequest) {
+    const incidents = fnWhenTracing("Sources.incidents")(Effect.fnUntraced(function*(key: string, page: PageRequest) {
       const after = yield* decodeCursor(page.cursor)
       const source = yield* idOf(key)
       const limit = page.limit ?? defaultPageSize
@@ -230,9 +231,9 @@ export class Sources extends Context.Service<Sources, {
         })),
         components: components.get(r.id) ?? []
       }))
-    })
+    }))
 
-    const maintenances = Effect.fn("Sources.maintenances")(function*(key: string, page: PageRequest) {
+    const maintenances = fnWhenTracing("Sources.maintenances")(Effect.fnUntraced(function*(key: string, page: PageRequest) {
       const after = yield* decodeCursor(page.cursor)
       const source = yield* idOf(key)
       const limit = page.limit ?? defaultPageSize
@@ -255,7 +256,7 @@ export class Sources extends Context.Service<Sources, {
         scheduled_until: r.scheduled_until,
         components: components.get(r.id) ?? []
       }))
-    })
+    }))
 
     // Public catalog reads are the same for every caller and change at most once per check: a
     // one-second micro-cache (API_CACHE_MS) turns repeated requests into memory reads.

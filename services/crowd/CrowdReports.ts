@@ -17,6 +17,7 @@ import { RedisKeys } from "../platform/RedisKeys.ts"
 import { rowsOf } from "../platform/Rows.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { publicSourceCondition } from "../platform/SourceRow.ts"
+import { fnWhenTracing } from "../platform/Tracing.ts"
 import { CrowdSignals } from "./CrowdSignals.ts"
 import { makeWindows, type ScopeEvidence, type WindowRow } from "./CrowdWindows.ts"
 import { canonicalAddress, networkOf } from "./Network.ts"
@@ -503,7 +504,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
       Effect.forkScoped
     )
 
-    const report = Effect.fn("CrowdReports.report")(function*(input: ReportInput) {
+    const report = fnWhenTracing("CrowdReports.report")(Effect.fnUntraced(function*(input: ReportInput) {
       const now = yield* Clock.currentTimeMillis
       if (!(crowdSymptoms as ReadonlyArray<string>).includes(input.symptom)) {
         return yield* new InvalidParameter({ field: "symptom", message: `symptom must be one of ${crowdSymptoms.join(", ")}` })
@@ -550,7 +551,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
         answer
       })
       return yield* Deferred.await(answer)
-    })
+    }))
 
     const score = Effect.fn("CrowdReports.score")(function*(sourceKey: string, at?: number) {
       const now = at ?? (yield* Clock.currentTimeMillis)

@@ -64,6 +64,16 @@ export const withSpanWhenTracing = <A, E, R>(self: Effect.Effect<A, E, R>, name:
   Effect.withFiber((fiber) => fiber.getRef(References.TracerEnabled) ? Effect.withSpan(self, name, options) : self)
 
 /**
+ * `Effect.fn(name)` for the functions every request or check calls: the body's effect gets its span
+ * only while the fiber traces (`withSpanWhenTracing`). `Effect.fn` with tracing off still makes a
+ * no-op span per call, plus an `Error` for the call site and a stack frame in the fiber's context;
+ * give it the body as `Effect.fnUntraced(function*(…) {…})`.
+ */
+export const fnWhenTracing = (name: string) =>
+<Args extends ReadonlyArray<unknown>, A, E, R>(body: (...args: Args) => Effect.Effect<A, E, R>) =>
+(...args: Args): Effect.Effect<A, E, R> => withSpanWhenTracing(body(...args), name, noCallSite)
+
+/**
  * Trace options of the hot paths' spans (a check, its requests): no call-site stack, which costs a
  * `new Error()` per span; the span's name says where it starts.
  */
