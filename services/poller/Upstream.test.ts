@@ -434,6 +434,35 @@ describe("Upstream", () => {
       assert.deepStrictEqual(yield* upstream.stats, { requests: 1, notModified: 0, retries: 0, failures: 0, inFlight: 0 })
     }))
 
+  it.live("an interrupted call aborts its request: the server sees the connection close, nothing stays in flight", () =>
+    Effect.gen(function*() {
+      const received = latch()
+      const closed = latch()
+      const server = yield* serve((req) => {
+        received.open()
+        req.socket.on("close", () => closed.open())
+      })
+      const upstream = yield* client({ timeoutMs: 30_000 })
+      const fiber = yield* upstream.get(`${server.origin}/held`).pipe(Effect.forkChild)
+      yield* Effect.promise(() => received.opened)
+      yield* Fiber.interrupt(fiber)
+      yield* Effect.promise(() => closed.opened)
+      assert.strictEqual((yield* upstream.stats).inFlight, 0)
+    }))
+
+  it.live("follows at most maxRedirects redirects; past them the redirect itself is the answer", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((req, res) => {
+        const n = Number(req.url?.slice(1) ?? 0)
+        res.writeHead(302, { location: `/${n + 1}` })
+        res.end(`hop ${n}`)
+      })
+      const upstream = yield* client({ maxRedirects: 2 })
+      const result = yield* upstream.get(`${server.origin}/0`)
+      assert.deepStrictEqual(result._tag === "Fresh" && [result.fetched.status, new TextDecoder().decode(result.fetched.body)], [302, "hop 2"])
+      assert.deepStrictEqual(server.seen.map((s) => s.path), ["/0", "/1", "/2"])
+    }))
+
   it.live("fails an invalid or non-HTTP URL without a request", () =>
     Effect.gen(function*() {
       const upstream = yield* client()

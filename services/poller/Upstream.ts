@@ -1,27 +1,24 @@
-import type { IncomingHttpHeaders } from "node:http"
-import { Clock, Config, Context, Effect, Exit, Layer, Random, Schema, Semaphore } from "effect"
+import { Config, Context, Effect, Layer, Schema } from "effect"
 import type { Scope } from "effect"
-import { type Agent, interceptors } from "undici"
+import type { Agent } from "undici"
 import type { Fetched } from "../adapters/Adapter.ts"
 import {
   acceptDocuments,
   acceptEncoding,
   backoffDelayMs,
   BodyError,
-  bodyTooLarge,
-  decodeBody,
   defaultTimeoutMs,
   type GuardPolicy,
   isPrivateAddressRefusal,
-  isRetryableStatus,
   maxDocumentBytes,
   outboundAgent,
-  readBody,
   retryAfterMs,
   SourceGuardConfig,
   sourcesRule,
   userAgent
 } from "../platform/Outbound.ts"
+import { Attempt, attemptEnded, type AttemptRequest, attemptTimedOut, header, type Outcome } from "./Upstream/attempt.ts"
+import { HostSlots } from "./Upstream/hostSlots.ts"
 import { ValidatorCache } from "./Upstream/validators.ts"
 import { noCallSite, withSpanWhenTracing } from "../platform/Tracing.ts"
 
@@ -119,13 +116,6 @@ class AttemptError extends Schema.TaggedError<AttemptError>()("UpstreamAttemptEr
   retryable: Schema.Boolean
 }) {}
 
-/** What one attempt produced. */
-type Outcome =
-  | { readonly _tag: "Answer"; readonly status: number; readonly headers: IncomingHttpHeaders; readonly body: Uint8Array }
-  | { readonly _tag: "NotModified"; readonly headers: IncomingHttpHeaders }
-  /** A 5xx/429 that will be retried after `delayMs`; its body was discarded. */
-  | { readonly _tag: "Retry"; readonly delayMs: number }
-
 const requestHeaders = {
   "user-agent": userAgent,
   accept: acceptDocuments,
@@ -134,8 +124,9 @@ const requestHeaders = {
 
 /**
  * The upstream client, with one keep-alive connection pool per origin, closed
- * when the scope closes. Time (timeouts, backoff, Retry-After budget) comes
- * from Effect's Clock, randomness (jitter) from Effect's Random.
+ * when the scope closes. A `get` runs as one promise (`fetchUrl`): its
+ * time (timeouts, backoff, Retry-After budget) is the process's clock and its
+ * jitter `Math.random`, not Effect's Clock and Random.
  */
 const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {}): Effect.fn.Return<Upstream["Service"], never, Scope.Scope> {
   const timeoutMs = Math.max(1, options.timeoutMs ?? defaults.timeoutMs)
@@ -166,84 +157,22 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
           Effect.timeoutOrElse({ duration: 5_000, orElse: () => Effect.promise(() => agent.destroy().catch(() => undefined)) })
         )
     )
-  const maxRedirections = options.maxRedirects ?? defaults.maxRedirects
-  // Two pools: the operator's URLs, and organizations' URLs whose every connection (each redirect hop too) is guarded.
-  const trusted = (yield* pool(undefined)).compose(interceptors.redirect({ maxRedirections }))
-  const guarded = (yield* pool({ rule: sourcesRule, ...(options.guard ?? { allowPrivate: false }) })).compose(interceptors.redirect({ maxRedirections }))
+  const maxRedirects = Math.max(0, options.maxRedirects ?? defaults.maxRedirects)
+  // Two pools: the operator's URLs, and organizations' URLs whose every connection (each redirect hop
+  // too: `Attempt` follows redirects through the same pool) is guarded.
+  const trusted = yield* pool(undefined)
+  const guarded = yield* pool({ rule: sourcesRule, ...(options.guard ?? { allowPrivate: false }) })
 
   const validators = new ValidatorCache(options.maxRememberedUrls ?? defaults.maxRememberedUrls, requestHeaders)
   const counters = { requests: 0, notModified: 0, retries: 0, failures: 0, inFlight: 0 }
+  const slots = new HostSlots(perHost)
 
-  // One semaphore per hostname with a call waiting or in flight; dropped when its last user leaves,
-  // so the map never holds more hosts than there are concurrent attempts.
-  const hosts = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
-  const withHostSlot = <A, E>(hostname: string, effect: Effect.Effect<A, E>) =>
-    Effect.acquireUseRelease(
-      Effect.sync(() => {
-        let slot = hosts.get(hostname)
-        if (slot === undefined) {
-          slot = { semaphore: Semaphore.makeUnsafe(perHost), users: 0 }
-          hosts.set(hostname, slot)
-        }
-        slot.users++
-        return slot
-      }),
-      (slot) => slot.semaphore.withPermit(effect),
-      (slot) =>
-        Effect.sync(() => {
-          slot.users--
-          if (slot.users === 0 && hosts.get(hostname) === slot) hosts.delete(hostname)
-        })
-    )
-
-  /** One attempt; `retryDelay` decides, from a 5xx/429's Retry-After, whether to retry instead of reading the body. */
-  const attempt = (
-    dispatcher: typeof trusted,
-    target: Target,
-    headers: Readonly<Record<string, string>>,
-    attemptTimeoutMs: number,
-    retryDelay: (retryAfter: string | undefined) => Effect.Effect<number | undefined>
-  ): Effect.Effect<Outcome, AttemptError> => {
-    const fail = (error: unknown) => attemptError(error, attemptTimeoutMs, timeoutMs)
-    return withAttemptSignal(attemptTimeoutMs, (signal) => Effect.gen(function*() {
-      const response = yield* Effect.tryPromise({
-        try: () =>
-          dispatcher.request({
-            origin: target.origin,
-            path: target.path,
-            method: "GET",
-            headers,
-            signal,
-            headersTimeout: attemptTimeoutMs,
-            bodyTimeout: attemptTimeoutMs
-          }),
-        catch: fail
-      })
-      const status = response.statusCode
-      const discard = Effect.promise(() => response.body.dump({ limit: 64 * 1024 }).catch(() => null))
-      if (status === 304) {
-        yield* discard
-        return { _tag: "NotModified", headers: response.headers } satisfies Outcome
-      }
-      if (isRetryableStatus(status)) {
-        const delayMs = yield* retryDelay(header(response.headers, "retry-after"))
-        if (delayMs !== undefined) {
-          yield* discard
-          return { _tag: "Retry", delayMs } satisfies Outcome
-        }
-      }
-      if (Number(header(response.headers, "content-length") ?? 0) > maxBodyBytes) return yield* fail(bodyTooLarge())
-      const raw = yield* Effect.tryPromise({ try: () => readBody(response.body, maxBodyBytes), catch: fail })
-      const body = yield* Effect.tryPromise({
-        try: () => decodeBody(header(response.headers, "content-encoding") ?? "", raw, maxBodyBytes),
-        catch: fail
-      })
-      return { _tag: "Answer", status, headers: response.headers, body } satisfies Outcome
-    }))
-  }
-
-  // A span per request (a check's trace shows its requests), without Effect.fn's two stack captures per call.
-  const run = Effect.fnUntraced(function*(url: string, getOptions: GetOptions | undefined) {
+  /**
+   * A `get` as one promise: the host's slot, the attempts, the backoffs between them. Effect sees it
+   * as one asynchronous step (below); a check's Effect steps around a request were most of what a
+   * check kept alive while it waited, and with them most of what the collector copied.
+   */
+  const fetchUrl = async (url: string, getOptions: GetOptions | undefined, call: Call): Promise<UpstreamResult> => {
     const attemptTimeoutMs = Math.max(1, getOptions?.timeoutMs ?? timeoutMs)
     // Bounds the only open-ended wait, Retry-After: one is honoured only if it ends within this.
     const budgetMs = attemptTimeoutMs * (retries + 1)
@@ -252,50 +181,64 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
       counters.failures++
       return { _tag: "Failed", error: target, latencyMs: 0, attempts: 0 } satisfies Failed
     }
-    const sent = getOptions?.conditional === false ? requestHeaders : validators.headers(url)
-    const startedAt = yield* Clock.currentTimeMillis
-
-    // Undefined: no retry (none left, or Retry-After beyond the budget).
-    const retryDelay = (attempts: number) => (retryAfter: string | undefined) =>
-      Effect.gen(function*() {
-        if (attempts > retries) return undefined
-        const now = yield* Clock.currentTimeMillis
-        const after = retryAfterMs(retryAfter, now)
-        if (after !== undefined) return after <= budgetMs - (now - startedAt) ? after : undefined
-        return backoffDelayMs(attempts, backoffBaseMs, backoffCapMs, yield* Random.next)
-      })
-
+    const startedAt = Date.now()
     let attempts = 0
+    // Undefined: no retry (none left, or Retry-After beyond the budget).
+    const retryDelay = (retryAfter: string | undefined): number | undefined => {
+      if (attempts > retries) return undefined
+      const now = Date.now()
+      const after = retryAfterMs(retryAfter, now)
+      if (after !== undefined) return after <= budgetMs - (now - startedAt) ? after : undefined
+      return backoffDelayMs(attempts, backoffBaseMs, backoffCapMs, Math.random())
+    }
+    const request: AttemptRequest = {
+      dispatcher: getOptions?.trusted === true ? trusted : guarded,
+      origin: target.origin,
+      path: target.path,
+      headers: getOptions?.conditional === false ? requestHeaders : validators.headers(url),
+      timeoutMs: attemptTimeoutMs,
+      maxBodyBytes,
+      maxRedirects,
+      retryDelay: (_status, retryAfter) => retryDelay(retryAfter)
+    }
     while (true) {
       attempts++
-      const { result, latencyMs } = yield* withHostSlot(
-        target.hostname,
-        timed(attempt(getOptions?.trusted === true ? trusted : guarded, target, sent, attemptTimeoutMs, retryDelay(attempts)).pipe(Effect.result))
-      )
-      if (result._tag === "Failure") {
-        const delayMs = result.failure.retryable ? yield* retryDelay(attempts)(undefined) : undefined
+      const waiting = slots.take(target.hostname)
+      if (waiting !== undefined) await waiting
+      const begun = performance.now()
+      let outcome: Outcome | AttemptError
+      try {
+        outcome = call.cancelled ? attemptError(attemptEnded, attemptTimeoutMs, timeoutMs) : await attempt(request, call)
+      } catch (error) {
+        outcome = attemptError(error, attemptTimeoutMs, timeoutMs)
+      } finally {
+        slots.release(target.hostname)
+        call.attempt = undefined
+      }
+      const latencyMs = Math.round((performance.now() - begun) * 10) / 10
+      if (call.cancelled) return { _tag: "Failed", error: "cancelled", latencyMs, attempts } satisfies Failed
+      if (outcome instanceof AttemptError) {
+        const delayMs = outcome.retryable ? retryDelay(undefined) : undefined
         if (delayMs !== undefined) {
           counters.retries++
-          yield* Effect.sleep(delayMs)
+          await call.sleep(delayMs)
           continue
         }
         counters.failures++
-        return { _tag: "Failed", error: result.failure.message, latencyMs, attempts } satisfies Failed
+        return { _tag: "Failed", error: outcome.message, latencyMs, attempts } satisfies Failed
       }
-      const outcome = result.success
       switch (outcome._tag) {
         case "Retry":
           counters.retries++
-          yield* Effect.sleep(outcome.delayMs)
+          await call.sleep(outcome.delayMs)
           continue
-        case "NotModified":
+        case "NotModified": {
           counters.notModified++
           // A 304 may carry updated validators; either way it refreshes the URL's place in the cache.
-          {
-            const known = validators.get(url)
-            validators.answered(url, header(outcome.headers, "etag") ?? known?.etag, header(outcome.headers, "last-modified") ?? known?.lastModified)
-          }
+          const known = validators.get(url)
+          validators.answered(url, header(outcome.headers, "etag") ?? known?.etag, header(outcome.headers, "last-modified") ?? known?.lastModified)
           return { _tag: "NotModified", latencyMs, attempts } satisfies NotModified
+        }
         case "Answer":
           if (outcome.status >= 200 && outcome.status < 300) {
             validators.answered(url, header(outcome.headers, "etag"), header(outcome.headers, "last-modified"))
@@ -313,21 +256,65 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
           } satisfies Fresh
       }
     }
-  }, (effect) => withSpanWhenTracing(effect, "Upstream.get", noCallSite))
+  }
+
+  const get = (url: string, getOptions: GetOptions | undefined): Effect.Effect<UpstreamResult> =>
+    Effect.callback<UpstreamResult>((resume) => {
+      const call = new Call()
+      counters.requests++
+      counters.inFlight++
+      fetchUrl(url, getOptions, call).then(
+        (result) => {
+          counters.inFlight--
+          resume(Effect.succeed(result))
+        },
+        (defect: unknown) => {
+          counters.inFlight--
+          resume(Effect.die(defect))
+        }
+      )
+      // Interrupted (the shard stops): the request in flight is aborted, a backoff cut short.
+      return Effect.sync(() => call.cancel())
+    })
 
   return Upstream.of({
-    get: (url, getOptions) =>
-      Effect.acquireUseRelease(
-        Effect.sync(() => {
-          counters.requests++
-          counters.inFlight++
-        }),
-        (): Effect.Effect<UpstreamResult> => run(url, getOptions),
-        () => Effect.sync(() => void counters.inFlight--)
-      ),
+    // A span per request while tracing (a check's trace shows its requests).
+    get: (url, getOptions) => withSpanWhenTracing(get(url, getOptions), "Upstream.get", noCallSite),
     stats: Effect.sync((): UpstreamStats => ({ ...counters }))
   })
 })
+
+/** One attempt of `call`, settled with its outcome or the error its request failed with. */
+const attempt = (request: AttemptRequest, call: Call) =>
+  new Promise<Outcome>((resolve, reject) => {
+    const running = new Attempt(request, resolve, reject)
+    call.attempt = running
+    running.start()
+  })
+
+/** A `get` in progress: what its interruption stops. */
+class Call {
+  cancelled = false
+  attempt: Attempt | undefined
+  private wake: (() => void) | undefined
+
+  /** Waits `ms`, or less when the call is cancelled. */
+  sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      this.wake = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+  }
+
+  cancel(): void {
+    this.cancelled = true
+    this.attempt?.abort(attemptEnded)
+    this.wake?.()
+  }
+}
 
 /**
  * The poller's HTTP client for upstream status pages. A broken upstream is
@@ -401,20 +388,6 @@ const parseTarget = (url: string): Target | string => {
   return { origin: target.origin, path: target.pathname + target.search, hostname: target.hostname }
 }
 
-const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
-  const value = headers[name]
-  return Array.isArray(value) ? value[0] : value
-}
-
-
-/** Runs `effect` and reports how long it took, in milliseconds to 0.1 ms, on Effect's monotonic clock. */
-const timed = Effect.fnUntraced(function*<A, E>(effect: Effect.Effect<A, E>) {
-  const start = yield* Clock.monotonicTimeNanos
-  const result = yield* effect
-  const end = yield* Clock.monotonicTimeNanos
-  return { result, latencyMs: Math.round(Number(end - start) / 100_000) / 10 }
-})
-
 const refusalMessage = (error: unknown): string => {
   for (let e: unknown = error; e instanceof Error; e = e.cause) {
     if ((e as { code?: unknown }).code === "EPRIVATEADDRESS") return `refused: ${e.message}`
@@ -431,34 +404,6 @@ const errorCode = (error: unknown): string | undefined => {
   const code = e?.code ?? e?.errors?.[0]?.code ?? e?.cause?.code
   return typeof code === "string" ? code : undefined
 }
-
-/** Why an attempt's request was aborted: made once, since `abort()` without a reason builds a DOMException (a stack trace) per call. */
-const attemptEnded = new Error("the attempt ended")
-/** The reason an attempt's own timer aborts its request with (recognised by `attemptError`). */
-const attemptTimedOut = new Error("the attempt timed out")
-
-/**
- * Runs one attempt with its request's signal: aborted by a plain timer once the attempt has run
- * `timeoutMs` (undici then fails the request or the body being read, however steadily it trickles),
- * and when the attempt fails or is interrupted (undici destroys an unread body). A successful attempt
- * has read or discarded its body; its timer is cleared. One timer instead of a race of fibers per
- * attempt, and no Scope: `Effect.acquireRelease` runs its release with the context it was acquired in,
- * merged into the fiber's, which copies every service of the process once per attempt (a third of a
- * check's allocations at 20,000 sources).
- */
-const withAttemptSignal = <A, E>(timeoutMs: number, use: (signal: AbortSignal) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  Effect.suspend(() => {
-    const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(attemptTimedOut), timeoutMs)
-    return use(controller.signal).pipe(
-      Effect.onExit((exit) =>
-        Effect.sync(() => {
-          clearTimeout(timer)
-          if (!Exit.isSuccess(exit)) controller.abort(attemptEnded)
-        })
-      )
-    )
-  })
 
 /** A short, stable description of why an attempt failed, and whether retrying may help. */
 const attemptError = (error: unknown, timeoutMs: number, connectTimeoutMs: number): AttemptError => {
