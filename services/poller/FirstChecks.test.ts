@@ -34,7 +34,7 @@ describe("firstDue", () => {
   })
 
   it("runs the catch-up no faster than its rate: the window grows with the overdue", () => {
-    const items = Array.from({ length: 5_000 }, (_, i) => ({ key: `s${i}`, lastCheckedAt: now - 100_000 - i, intervalMs: 30_000 }))
+    const items = Array.from({ length: 5_000 }, (_, i) => ({ key: `s${i}`, lastCheckedAt: now - 1_000_000 - i, intervalMs: 900_000 }))
     const due = firstDue(items, now, catchUp, false).map(([, at]) => at).toSorted((a, b) => a - b)
     expect(due).toHaveLength(5_000)
     expect(due[0]).toBe(now)
@@ -43,6 +43,26 @@ describe("firstDue", () => {
     const perSecond = new Map<number, number>()
     for (const at of due) perSecond.set(Math.floor((at - now) / 1000), (perSecond.get(Math.floor((at - now) / 1000)) ?? 0) + 1)
     expect(Math.max(...perSecond.values())).toBe(100)
+  })
+
+  it("never stretches the catch-up past an item's interval: more than one interval's worth at the rate runs at the cadence's rate", () => {
+    // 5,000 sources of 30 s at 100/s would take 50 s, and their next checks would then crowd the first 20 s of every interval.
+    const items = Array.from({ length: 5_000 }, (_, i) => ({ key: `s${i}`, lastCheckedAt: now - 100_000 - i, intervalMs: 30_000 }))
+    const due = firstDue(items, now, catchUp, false).map(([, at]) => at).toSorted((a, b) => a - b)
+    expect(due[0]).toBe(now)
+    expect(due.at(-1)).toBe(now + 29_994)
+    const perSecond = new Map<number, number>()
+    for (const at of due) perSecond.set(Math.floor((at - now) / 1000), (perSecond.get(Math.floor((at - now) / 1000)) ?? 0) + 1)
+    // 5,000 over 30 s: 166-167 a second, the rate their 30-s cadence needs.
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(167)
+    expect(Math.min(...perSecond.values())).toBeGreaterThanOrEqual(166)
+    // Mixed intervals: each item within its own.
+    const mixed = firstDue([
+      ...Array.from({ length: 3_000 }, (_, i) => ({ key: `slow${i}`, lastCheckedAt: now - 2_000_000, intervalMs: 900_000 })),
+      ...Array.from({ length: 3_000 }, (_, i) => ({ key: `fast${i}`, lastCheckedAt: now - 40_000, intervalMs: 30_000 }))
+    ], now, catchUp, false)
+    expect(Math.max(...mixed.filter(([key]) => key.startsWith("fast")).map(([, at]) => at - now))).toBeLessThan(30_000)
+    expect(Math.max(...mixed.filter(([key]) => key.startsWith("slow")).map(([, at]) => at - now))).toBeLessThan(30_000)
   })
 
   it("leaves nothing to catch up when every item is on its cadence", () => {

@@ -25,8 +25,9 @@ const minPerSecond = 20
  * The first due time of each loaded item. One whose next check (last check + interval) is still ahead
  * keeps that time, so its phase survives a restart; the overdue follow one another evenly from now,
  * the most overdue first, at the rate that spreads them over the catch-up window (at least
- * `minPerSecond`, at most `perSecond`): a restart neither leaves a 15-minute source unchecked for 15
- * minutes nor checks thousands in the same instant. Never checked: on the shard's first load
+ * `minPerSecond`, at most `perSecond`, and within the item's own interval however many there are): a
+ * restart neither leaves a 15-minute source unchecked for 15 minutes nor checks thousands in the same
+ * instant. Never checked: on the shard's first load
  * (`initial`, a fresh installation's whole catalog) at a random point of one interval, so that
  * thousands of first checks, some of them against pages that hang until their timeouts, do not fill
  * the shard's concurrency at once; added later (a source or monitor just made), caught up at once.
@@ -39,7 +40,7 @@ export const firstDue = (
   random: () => number = Math.random
 ): Array<readonly [key: string, due: number]> => {
   const due: Array<readonly [string, number]> = []
-  const overdue: Array<{ readonly key: string; readonly next: number }> = []
+  const overdue: Array<{ readonly key: string; readonly next: number; readonly intervalMs: number }> = []
   for (const item of items) {
     if (item.lastCheckedAt === undefined && initial) {
       due.push([item.key, now + random() * item.intervalMs])
@@ -47,12 +48,16 @@ export const firstDue = (
     }
     const next = item.lastCheckedAt === undefined ? Number.NEGATIVE_INFINITY : item.lastCheckedAt + item.intervalMs
     if (next > now) due.push([item.key, next])
-    else overdue.push({ key: item.key, next })
+    else overdue.push({ key: item.key, next, intervalMs: item.intervalMs })
   }
   if (overdue.length === 0) return due
   overdue.sort((a, b) => a.next - b.next)
   const perSecond = Math.min(Math.max(catchUp.perSecond, 1e-9), Math.max(minPerSecond, (1000 * overdue.length) / Math.max(1, catchUp.windowMs)))
   const step = 1000 / perSecond
-  overdue.forEach((o, i) => due.push([o.key, now + i * step]))
+  // Never stretched past an item's own interval: the catch-up sets the phases the items keep, and a
+  // catch-up longer than one interval would leave part of every later interval with twice the checks.
+  // Spread over one interval, the items run at the rate their cadence needs anyway.
+  const n = overdue.length
+  overdue.forEach((o, i) => due.push([o.key, now + Math.min(i * step, (i / n) * o.intervalMs)]))
   return due
 }
