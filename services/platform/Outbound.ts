@@ -18,7 +18,7 @@ import { version } from "./Version.ts"
  */
 
 export { type AllowedAddresses, checkUrlTarget, type GuardPolicy, isPrivateAddressRefusal, type LookupAll, TargetRefused } from "./AddressGuard.ts"
-export { acceptEncoding, BodyError, bodyTooLarge, decodeBody, readBody } from "./Outbound/body.ts"
+export { acceptEncoding, BodyError, bodyTooLarge, concatChunks, decodeBody, readBody } from "./Outbound/body.ts"
 export { backoffDelayMs, isRetryableStatus, parseHttpDate, retryAfterMs } from "./Outbound/retry.ts"
 
 export const userAgent = `statusgrid/${version} (+https://github.com/statusgrid/statusgrid)`

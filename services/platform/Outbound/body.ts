@@ -29,10 +29,11 @@ export const readBody = async (body: AsyncIterable<Uint8Array>, maxBytes: number
     if (size > maxBytes) throw bodyTooLarge()
     chunks.push(chunk)
   }
-  return concat(chunks, size)
+  return concatChunks(chunks, size)
 }
 
-const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
+/** The chunks of a body as one array (the chunk itself when there is one), `size` their total length. */
+export const concatChunks = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
   if (chunks.length === 1) return chunks[0]!
   const out = new Uint8Array(size)
   let offset = 0

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http"
 import type { Dispatcher } from "undici"
-import { bodyTooLarge, decodeBody, isRetryableStatus } from "../../platform/Outbound.ts"
+import { bodyTooLarge, concatChunks, decodeBody, isRetryableStatus } from "../../platform/Outbound.ts"
 
 /** What one attempt produced. */
 export type Outcome =
@@ -160,7 +160,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
     }
     const headers = this.headers
     if (headers === undefined) return this.fail(new Error("the response ended without a final status"))
-    const body = concat(this.chunks, this.size)
+    const body = this.chunks === undefined ? emptyBody : concatChunks(this.chunks, this.size)
     this.chunks = undefined
     const encoding = header(headers, "content-encoding")
     if (encoding === undefined || encoding === "" || encoding === "identity") {
@@ -205,16 +205,4 @@ export class Attempt implements Dispatcher.DispatchHandler {
     clearTimeout(this.timer)
     this.reject(error)
   }
-}
-
-const concat = (chunks: ReadonlyArray<Buffer> | undefined, size: number): Uint8Array => {
-  if (chunks === undefined) return emptyBody
-  if (chunks.length === 1) return chunks[0]!
-  const out = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    out.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return out
 }
