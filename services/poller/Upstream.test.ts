@@ -450,6 +450,25 @@ describe("Upstream", () => {
       assert.strictEqual((yield* upstream.stats).inFlight, 0)
     }))
 
+  it.live("an interrupted call makes no further attempt: a backoff under way ends with it", () =>
+    Effect.gen(function*() {
+      const answered = latch()
+      const server = yield* serve((_req, res) => {
+        res.writeHead(503)
+        res.end("busy")
+        answered.open()
+      })
+      const upstream = yield* client({ backoffBaseMs: 10_000, backoffCapMs: 10_000 })
+      const fiber = yield* upstream.get(`${server.origin}/busy`).pipe(Effect.forkChild)
+      yield* Effect.promise(() => answered.opened)
+      yield* Effect.sleep("50 millis")
+      yield* Fiber.interrupt(fiber)
+      // The backoff's promise settles at once: nothing stays in flight, and no second request is made.
+      yield* Effect.promise(() => sleep(50))
+      assert.strictEqual((yield* upstream.stats).inFlight, 0)
+      assert.strictEqual(server.seen.length, 1)
+    }))
+
   it.live("follows at most maxRedirects redirects; past them the redirect itself is the answer", () =>
     Effect.gen(function*() {
       const server = yield* serve((req, res) => {

@@ -202,6 +202,8 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
       retryDelay: (_status, retryAfter) => retryDelay(retryAfter)
     }
     while (true) {
+      // Cancelled during a backoff: no further attempt.
+      if (call.cancelled) return { _tag: "Failed", error: "cancelled", latencyMs: 0, attempts } satisfies Failed
       attempts++
       const waiting = slots.take(target.hostname)
       if (waiting !== undefined) await waiting
@@ -300,6 +302,7 @@ class Call {
 
   /** Waits `ms`, or less when the call is cancelled. */
   sleep(ms: number): Promise<void> {
+    if (this.cancelled) return Promise.resolve()
     return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms)
       this.wake = () => {
