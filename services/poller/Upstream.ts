@@ -199,7 +199,7 @@ const make = Effect.fn("Upstream.make")(function*(options: UpstreamOptions = {})
       timeoutMs: attemptTimeoutMs,
       maxBodyBytes,
       maxRedirects,
-      retryDelay: (_status, retryAfter) => retryDelay(retryAfter)
+      retryDelay
     }
     while (true) {
       // Cancelled during a backoff: no further attempt.

@@ -21,7 +21,7 @@ export interface AttemptRequest {
   readonly maxBodyBytes: number
   readonly maxRedirects: number
   /** Whether a 5xx/429 is retried (the delay before the next attempt) or read as the answer (undefined). */
-  readonly retryDelay: (status: number, retryAfter: string | undefined) => number | undefined
+  readonly retryDelay: (retryAfter: string | undefined) => number | undefined
 }
 
 /** Why an attempt's request was aborted when its caller gave up (an interrupted check). */
@@ -125,7 +125,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
     }
     if (statusCode === 304) return this.succeed({ _tag: "NotModified", headers })
     if (isRetryableStatus(statusCode)) {
-      const delayMs = this.request.retryDelay(statusCode, header(headers, "retry-after"))
+      const delayMs = this.request.retryDelay(header(headers, "retry-after"))
       if (delayMs !== undefined) return this.succeed({ _tag: "Retry", delayMs })
     }
     if (Number(header(headers, "content-length") ?? 0) > this.request.maxBodyBytes) {
