@@ -6,7 +6,11 @@
  * the last `--measure` seconds. Prints one JSON line. Decisions 0021 and bench/README.md use it.
  *
  *   node bench/clickhouseRows.ts [--rate 667] [--every 5] [--duration 120] [--measure 75]
- *     [--components 12] [--subjects 20000] [--sql "ALTER TABLE …; …"]
+ *     [--components 12] [--subjects 20000] [--sql "ALTER TABLE …; …"] [--format JSONEachRow] [--time iso]
+ *
+ * `--format`: JSONEachRow (as the poller wrote before decision 0024), JSONCompactEachRow or
+ * TabSeparated. `--time`: `iso` (ISO 8601 text read with `date_time_input_format=best_effort`, as
+ * the poller wrote before decision 0024) or `ms` (whole milliseconds since the epoch).
  *
  * `--sql`: statements run after the migrations (a table setting, a view dropped or replaced).
  */
@@ -35,6 +39,16 @@ const measure = count("measure", 75)
 const components = count("components", 12)
 const subjects = count("subjects", 20_000)
 const extra = flag("sql", "")
+const format = flag("format", "JSONEachRow")
+const time = flag("time", "iso")
+if (!["JSONEachRow", "JSONCompactEachRow", "TabSeparated"].includes(format)) {
+  console.error("--format: JSONEachRow, JSONCompactEachRow or TabSeparated")
+  process.exit(2)
+}
+if (time !== "iso" && time !== "ms") {
+  console.error("--time: iso or ms")
+  process.exit(2)
+}
 
 const root = Path.resolve(import.meta.dirname, "..")
 const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-clickhouse-rows-"))
@@ -68,6 +82,7 @@ const cpuSeconds = () => {
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
+const columns = ["checked_at", "subject_kind", "subject_id", "component_id", "status", "latency_ms", "http_status", "error", "shard", "component_ids", "component_statuses", "component_regions"]
 const ids = Array.from({ length: components }, (_, i) => `c${i}`)
 let next = 0
 let inserts = 0
@@ -78,23 +93,23 @@ while (Date.now() - started < duration * 1000) {
   const rows: Array<string> = []
   for (let i = 0; i < rate * every; i++) {
     const subject = next++ % subjects
-    rows.push(JSON.stringify({
-      checked_at: now - Math.floor(Math.random() * every * 1000),
-      subject_kind: "source",
-      subject_id: `sim-${subject}`,
-      component_id: "",
-      status: "operational",
-      latency_ms: 20 + Math.floor(Math.random() * 200),
-      http_status: 304,
-      error: "",
-      shard: subject % 16,
-      component_ids: ids,
-      // About one component check in a thousand not operational.
-      component_statuses: ids.map(() => Math.random() < 0.001 ? "degraded" : "operational"),
-      component_regions: ids.map(() => "")
-    }))
+    const at = now - Math.floor(Math.random() * every * 1000)
+    const checkedAt = time === "iso" ? new Date(at).toISOString() : at
+    // About one component check in a thousand not operational.
+    const statuses = ids.map(() => Math.random() < 0.001 ? "degraded" : "operational")
+    const regions = ids.map(() => "")
+    const values = [checkedAt, "source", `sim-${subject}`, "", "operational", 20 + Math.floor(Math.random() * 200), 304, "", subject % 16, ids, statuses, regions]
+    rows.push(
+      format === "JSONCompactEachRow"
+        ? JSON.stringify(values)
+        : format === "TabSeparated"
+        ? values.map((v) => Array.isArray(v) ? `[${v.map((x) => `'${x}'`).join(",")}]` : String(v)).join("\t")
+        : JSON.stringify(Object.fromEntries(columns.map((c, i) => [c, values[i]])))
+    )
   }
-  await run(`INSERT INTO check_results FORMAT JSONEachRow\n${rows.join("\n")}`, "statusgrid", `&insert_deduplication_token=rows-${inserts++}&deduplicate_blocks_in_dependent_materialized_views=1`)
+  const into = format === "JSONEachRow" ? "check_results" : `check_results (${columns.join(", ")})`
+  const timeSetting = time === "iso" ? "&date_time_input_format=best_effort" : ""
+  await run(`INSERT INTO ${into} FORMAT ${format}\n${rows.join("\n")}`, "statusgrid", `&insert_deduplication_token=rows-${inserts++}&deduplicate_blocks_in_dependent_materialized_views=1${timeSetting}`)
   if (measuredFrom === undefined && Date.now() - started >= (duration - measure) * 1000) measuredFrom = { at: Date.now(), cpu: cpuSeconds() }
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + inserts * every * 1000 - Date.now())))
 }
@@ -107,6 +122,8 @@ console.log(JSON.stringify({
   every_s: every,
   components,
   sql: extra,
+  format,
+  time,
   chdb_cores: Number(cores.toFixed(3)),
   chdb_ms_per_row: Number((cores * 1000 / Math.max(rate, 1e-9)).toFixed(3)),
   active_parts: parts

@@ -164,6 +164,22 @@ export const runPollerRunnersBench = Effect.fn("bench.pollerRunners")(function*(
       peak_rss_mb: procPeakRss(r.pid)
     }
   })
+  // Each stats period before the window, the runners together (lag: the worst runner's): how long the
+  // first interval's full reads (no validators yet, every page parsed) take to drain.
+  const periodOf = (s: RunnerStats) => Math.round(s.to_ms / periodMs)
+  const warmup = [...new Set(runners.flatMap((r) => r.stats().map(periodOf)))]
+    .filter((period) => period * periodMs > placing && period < Math.round(to / periodMs))
+    .toSorted((a, b) => a - b)
+    .map((period) => {
+      const lines = runners.flatMap((r) => r.stats().filter((s) => periodOf(s) === period))
+      const made = lines.reduce((sum, s) => sum + s.checks, 0)
+      return {
+        ended_s: round((period * periodMs - placing) / 1000, 1),
+        checks_per_s: round(lines.reduce((sum, s) => sum + s.checks / Math.max(0.001, (s.to_ms - s.from_ms) / 1000), 0)),
+        not_modified_share: made > 0 ? round(lines.reduce((sum, s) => sum + s.not_modified, 0) / made, 3) : null,
+        lag_p99_ms: round(Math.max(...lines.map((s) => s.lag_p99_ms)))
+      }
+    })
   const checks = perRunner.reduce((sum, r) => sum + r.checks, 0)
   // Every check is one row (decision 0016): within a flush interval over the runner's share (decision
   // 0021) the rows stored cover every check made up to the window's end (and some made since).
@@ -202,6 +218,7 @@ export const runPollerRunnersBench = Effect.fn("bench.pollerRunners")(function*(
     cpu_s: round(runnersCpuS),
     cpu_ms_per_check: checks > 0 ? round((runnersCpuS * 1000) / checks, 3) : null,
     per_runner: perRunner.map(({ checksPerS: _, ...figures }) => figures),
+    warmup_periods: warmup,
     clickhouse: clickhouse === undefined ? "CLICKHOUSE_URL" : "one chDB server process (bench/clickhouseServer.ts)",
     ...(rowsStored === null ? {} : {
       checks_to_window_end: checksSinceStart,

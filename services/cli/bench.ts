@@ -55,6 +55,11 @@ const poller = Command.make(
     duration: Flag.Int("duration").pipe(Flag.withDescription("Measured seconds"), Flag.withDefault(120)),
     interval: Flag.Int("interval").pipe(Flag.withDescription("Check interval of every source, seconds"), Flag.withDefault(30)),
     shards: Flag.Int("shards").pipe(Flag.withDefault(16)),
+    warmup: Flag.Int("warmup").pipe(
+      Flag.withDescription("Seconds from the pollers' start to the measured window; default two intervals and 10 s"),
+      Flag.filter((n) => n >= 0, (n) => `--warmup ${n} is below 0`),
+      Flag.optional
+    ),
     simulator: Flag.Literals("simulator", ["process", "inprocess"]).pipe(
       Flag.withDescription("Run the simulated upstreams in their own process (default) or in this one"),
       Flag.withDefault("process" as const)
@@ -72,9 +77,10 @@ const poller = Command.make(
         "how long the shards took to move, and every source's longest time without a check across it (from ClickHouse)"
     ), Flag.withDefault(false))
   },
-  Effect.fn(function*({ sources, duration, interval, shards, simulator, runners, churn }) {
+  Effect.fn(function*({ sources, duration, interval, shards, warmup, simulator, runners, churn }) {
     // First checks spread over one interval and each writes its first snapshot; measure the steady state after.
-    const warmupS = 2 * interval + 10
+    const warmupS = Option.getOrElse(warmup, () => 2 * interval + 10)
+    const warmupFlag = Option.isSome(warmup) ? ` --warmup ${warmup.value}` : ""
     if (Option.isSome(runners)) {
       const result = yield* Effect.gen(function*() {
         const databaseUrl = yield* Config.option(Config.String("DATABASE_URL"))
@@ -106,7 +112,7 @@ const poller = Command.make(
         Effect.scoped,
         inBenchEnvironment({ POLL_PER_HOST_CONCURRENCY: "4096" }, ["POLL_PER_HOST_CONCURRENCY"])
       )
-      const command = `statusgrid bench poller --sources ${sources} --duration ${duration} --runners ${runners.value}${churn ? " --churn" : ""}`
+      const command = `statusgrid bench poller --sources ${sources} --duration ${duration}${warmupFlag} --runners ${runners.value}${churn ? " --churn" : ""}`
       return yield* Console.log(JSON.stringify({ command, ...result }))
     }
     // Every source at one interval; the simulator is one host standing for thousands of providers,
@@ -126,7 +132,7 @@ const poller = Command.make(
         ["POLL_PER_HOST_CONCURRENCY"]
       )
     )
-    yield* Console.log(JSON.stringify({ command: `statusgrid bench poller --sources ${sources} --duration ${duration}${simulator === "inprocess" ? " --simulator inprocess" : ""}`, ...result }))
+    yield* Console.log(JSON.stringify({ command: `statusgrid bench poller --sources ${sources} --duration ${duration}${warmupFlag}${simulator === "inprocess" ? " --simulator inprocess" : ""}`, ...result }))
   })
 ).pipe(Command.withDescription("Poll N simulated sources at one interval and print checks/s, lag, CPU, RSS and the HTTP ceiling"))
 
