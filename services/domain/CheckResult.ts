@@ -9,8 +9,12 @@ import { Schema } from "effect"
  * (component_id set, no arrays) is still read the same way.
  */
 export const CheckResultRow = Schema.Struct({
-  /** ISO 8601 UTC with milliseconds */
-  checked_at: Schema.String,
+  /**
+   * Milliseconds since the epoch (what a source check writes: ClickHouse reads an integer into
+   * `DateTime64(3)` as milliseconds, cheaper than parsing text; decision 0024), or ISO 8601 UTC text
+   * with milliseconds (website monitors, spill files written before).
+   */
+  checked_at: Schema.Union([Schema.Number, Schema.String]),
   subject_kind: Schema.Literals(["source", "monitor"]),
   /** source key or monitor id */
   subject_id: Schema.String,

@@ -149,7 +149,7 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
   const rowOf = (entry: SourceEntry, snapshot: Snapshot | undefined, at: Date, latencyMs: number, httpStatus: number, bytes: number, error: string): CheckResultRow => {
     const { ids, statuses, regions } = snapshot === undefined ? noComponents : componentColumns(snapshot)
     return {
-      checked_at: at.toISOString(),
+      checked_at: at.getTime(),
       subject_kind: "source",
       subject_id: entry.source.key,
       component_id: "",

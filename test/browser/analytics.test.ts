@@ -65,7 +65,7 @@ beforeAll(async () => {
     ...checksEvery15("source", source.key, "c0", first - hour, today, (t) => t >= first + 9 * hour && t < first + 10.5 * hour ? "critical" : "operational"),
     ...checksEvery15("source", source.key, "c1", first - hour, today, () => "operational"),
     ...checksEvery15("monitor", monitorId, "", first - hour, today, (t) => t >= first + day + 3 * hour && t < first + day + 3.75 * hour ? "down" : "up")
-  ].filter((r) => !gap(Date.parse(r.checked_at)))
+  ].filter((r) => !gap(new Date(r.checked_at).getTime()))
   const transitions = [
     statusChange("source", source.key, "", first + 9 * hour, "operational", "down"),
     statusChange("source", source.key, "", first + 10.5 * hour, "down", "operational"),

@@ -42,7 +42,7 @@ const acmeStatus = (t: number) =>
 const gap = (t: number) => t >= at(300) && t < at(420)
 
 const checks: ReadonlyArray<CheckResultRow> = [
-  ...checksEvery15("source", "acme", "", day, day + 24 * hour, acmeStatus).filter((r) => !gap(Date.parse(r.checked_at))),
+  ...checksEvery15("source", "acme", "", day, day + 24 * hour, acmeStatus).filter((r) => !gap(new Date(r.checked_at).getTime())),
   ...checksEvery15("source", "acme", "db", at(480), at(540), () => "critical"),
   ...checksEvery15("monitor", "mon-1", "", at(360), now, () => "up"),
   // beta: up all day, but its page could not be read from 13:00 to 14:00 (status unknown with the error, no change).

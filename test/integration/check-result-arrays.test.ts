@@ -54,10 +54,11 @@ const perComponent = (subject: string): Array<CheckResultRow> =>
     ...components.map((id) => ({ ...base(subject, c), component_id: id, status: statusAt(id, i), bytes: 0, region: regionOf(id) }))
   ])
 
-/** The new form: one row per check. */
+/** The new form: one row per check, its time in milliseconds since the epoch as a source check writes it. */
 const arrays = (subject: string): Array<CheckResultRow> =>
   checks.map((c, i) => ({
     ...base(subject, c),
+    checked_at: Date.parse(c.at),
     component_id: "",
     component_ids: [...components],
     component_statuses: components.map((id) => statusAt(id, i)),
@@ -147,6 +148,12 @@ describe("check results with components in arrays", () => {
           components: 800,
           eu: 200
         })
+        // Times written as milliseconds since the epoch store the same instants as the ISO 8601 text.
+        const times = (subject: string) =>
+          ch.query("SELECT toString(checked_at) AS t FROM check_results WHERE subject_id = {s:String} ORDER BY checked_at", { s: subject })
+        const arrayTimes = yield* times("arrays")
+        assert.deepStrictEqual(arrayTimes, yield* times("rows").pipe(Effect.map((rows) => rows.filter((_, i) => i % 5 === 0))))
+        assert.strictEqual(arrayTimes[0]!["t"], "2026-11-20 22:30:00.000")
 
         // The same batch again with its token (a retried insert): dropped by the table and by both views.
         const before = yield* latencies("check_rollup_hourly", "arrays")
