@@ -82,7 +82,7 @@ export const runPollerRunnersBench = Effect.fn("bench.pollerRunners")(function*(
     // In a database used before, the last checks it holds would make the first ones a catch-up burst:
     // forgotten, they spread over one interval, as on a fresh installation (the in-process bench's).
     const sql = yield* SqlClient
-    yield* sql`UPDATE sources SET last_checked_at = NULL WHERE synthetic AND last_checked_at IS NOT NULL`
+    yield* sql`DELETE FROM source_checks c USING sources s WHERE s.id = c.source_id AND s.synthetic`
   }).pipe(Effect.provide(Postgres.layerServer(options.databaseUrl, { maxConnections: 2 })))
 
   // One ClickHouse for every runner, as in production: the one named, or chDB behind HTTP in its own process.

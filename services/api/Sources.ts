@@ -6,7 +6,7 @@ import { InvalidParameter } from "../domain/api/Errors.ts"
 import { defaultLimit, type ListQuery } from "../domain/api/Sources.ts"
 import type { Component, Incident, IncidentList, ProviderMaintenance, ProviderMaintenanceList, Source } from "../domain/api/Sources.ts"
 import { MaintenanceStatus } from "../domain/Snapshot.ts"
-import { categoriesColumn, publicSourceCondition, SourceRow } from "../platform/SourceRow.ts"
+import { categoriesColumn, lastCheckedAt, publicSourceCondition, SourceRow } from "../platform/SourceRow.ts"
 import { fnWhenTracing } from "../platform/Tracing.ts"
 import { type CategoryId, inCategoryOrder, SourceKey } from "../domain/Source.ts"
 import { ComponentStatus, IncidentImpact, IncidentStatus, type SourceStatus } from "../domain/Status.ts"
@@ -100,7 +100,7 @@ export class Sources extends Context.Service<Sources, {
         SELECT p.*, ${sql.literal(categoriesColumn("p"))}
         FROM (
           SELECT s.id, s.key, s.name, s.description, s.status, s.logo_url, s.status_page_url, s.service_url,
-            s.components_count, s.incidents_count, s.last_checked_at, s.check_class, s.provider_type,
+            s.components_count, s.incidents_count, ${sql.literal(lastCheckedAt("s"))}, s.check_class, s.provider_type,
             s.verified, s.poll_interval_s < 60 AS realtime, s.has_history AS historical,
             (cardinality(s.regions) > 0 OR jsonb_array_length(s.region_statuses) > 0) AS regional, s.region_statuses
           FROM sources s

@@ -11,7 +11,7 @@ import { type CheckClass, checkClassIntervalSeconds, inCategoryOrder, keyFromNam
 import { checkUrlTarget, SourceGuardConfig, type TargetRefused } from "../platform/Outbound.ts"
 import { Publisher } from "../platform/Publisher.ts"
 import { rowsOf } from "../platform/Rows.ts"
-import { SourceRow as BaseSourceRow, categoriesColumn } from "../platform/SourceRow.ts"
+import { SourceRow as BaseSourceRow, categoriesColumn, lastCheckedAt } from "../platform/SourceRow.ts"
 import { ShardReloads } from "../domain/ShardReloads.ts"
 import { requirePermission } from "./Access.ts"
 import { recordAudit } from "./Audit.ts"
@@ -38,7 +38,7 @@ const decodeSources = rowsOf("sources", SourceRow)
 
 /** What every query of this module selects from `sources t`. */
 const columns = `t.id, t.key, t.name, t.description, t.kind, t.status, t.logo_url, t.status_page_url, t.service_url,
-  t.components_count, t.incidents_count, t.last_checked_at, t.last_changed_at, t.check_class, t.provider_type,
+  t.components_count, t.incidents_count, ${lastCheckedAt("t")}, t.last_changed_at, t.check_class, t.provider_type,
   t.verified, t.poll_interval_s < 60 AS realtime, t.has_history AS historical, (cardinality(t.regions) > 0 OR jsonb_array_length(t.region_statuses) > 0) AS regional, t.region_statuses,
   ${categoriesColumn("t")},
   ${cursorAt}`

@@ -6,6 +6,7 @@ import { type BoardItem, boardHealth } from "../domain/BoardItem.ts"
 import type { StackHealth } from "../domain/StackHealth.ts"
 import { ComponentStatus, IncidentImpact, IncidentStatus, MonitorState, SourceStatus } from "../domain/Status.ts"
 import { rowsOf } from "../platform/Rows.ts"
+import { lastCheckedAt } from "../platform/SourceRow.ts"
 import { requirePermission } from "./Access.ts"
 import { NullOr } from "../domain/NullOr.ts"
 
@@ -209,7 +210,7 @@ export class StackBoard extends Context.Service<StackBoard, {
               c.id AS component_id, c.external_id AS component_external_id, c.name AS component_name,
               c.status AS component_status, c.last_changed_at AS component_changed_at,
               s.id AS source_id, s.key AS source_key, s.name AS source_name, s.status AS source_status,
-              s.status_page_url AS source_page, s.last_checked_at AS source_checked_at, s.last_changed_at AS source_changed_at,
+              s.status_page_url AS source_page, ${sql.literal(lastCheckedAt("s", "source_checked_at"))}, s.last_changed_at AS source_changed_at,
               m.id AS monitor_id, m.name AS monitor_name, m.url AS monitor_url, m.state AS monitor_state,
               m.last_checked_at AS monitor_checked_at, m.last_changed_at AS monitor_changed_at
             FROM stack_items i

@@ -36,6 +36,13 @@ export const SourceRow = Schema.Struct({
 export type SourceRow = typeof SourceRow.Type
 
 /**
+ * A source's last check time, selected as `last_checked_at` (or `as`) beside the `sources` row aliased
+ * `alias`: check times live in `source_checks` (migration 0028), written by the shards every second.
+ */
+export const lastCheckedAt = (alias: string, as = "last_checked_at") =>
+  `(SELECT c.checked_at FROM source_checks c WHERE c.source_id = ${alias}.id) AS ${as}`
+
+/**
  * The one rule of which sources the public catalog shows, over the `sources` row aliased `s`: catalog
  * sources (not an organization's own), enabled. The public API (api/Sources.ts) lists and reads only
  * these, and crowd reports (crowd/CrowdReports.ts) are taken only for these.

@@ -13,6 +13,7 @@ import { ResultWriter } from "./ResultWriter.ts"
 import { makeShard } from "./Shard.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
 import { SourceStore } from "./SourceStore.ts"
+import { CheckTimes } from "./CheckTimes.ts"
 import { Upstream } from "./Upstream.ts"
 
 
@@ -30,7 +31,6 @@ const ShardEntity = PollerShard.toLayer(
       shards: config.shards,
       concurrency: config.concurrency,
       refreshMs: config.refreshMs,
-      checkTimesMs: config.checkTimesMs,
       intervalOverrideS: Option.getOrUndefined(config.intervalOverrideS),
       // The process's catch-up rate, shared by its shards.
       catchUp: { windowMs: config.catchUpMs, perSecond: config.catchUpPerS / Math.max(1, config.shards) }
@@ -74,6 +74,7 @@ const checkedSettings = Layer.effectDiscard(Effect.gen(function*() {
  * changes go through it too). Provides ShardReloads and ShardPlacement (for /readyz).
  */
 export const layer = Layer.mergeAll(checkedSettings, ShardEntity, Keeper, ShardReloads.layer, ShardPlacement.layer).pipe(
+  Layer.provide(CheckTimes.layer),
   Layer.provide(Layer.mergeAll(SourceStore.layer, MonitorStore.layer, MonitorAgents.layer, Upstream.layer, Fetcher.layer)),
   Layer.provide(SecretBox.layer),
   Layer.provideMerge(Layer.mergeAll(ResultWriter.layer, TransitionWriter.layer).pipe(Layer.provideMerge(PollerStats.layer)))

@@ -7,7 +7,8 @@ import { makeMonitorCheck, type MonitorEntry } from "./MonitorCheck.ts"
 import { type MonitorCheckSave, MonitorStore } from "./MonitorStore.ts"
 import { PollerStats } from "./PollerStats.ts"
 import { makeSourceCheck, type SourceEntry, sourceEntry } from "./SourceCheck.ts"
-import { type CheckMark, type SnapshotChange, SourceStore } from "./SourceStore.ts"
+import { CheckTimes } from "./CheckTimes.ts"
+import { type SnapshotChange, SourceStore } from "./SourceStore.ts"
 
 export interface ShardOptions {
   readonly shard: number
@@ -16,8 +17,6 @@ export interface ShardOptions {
   readonly concurrency: number
   /** how often the shard re-reads its sources from PostgreSQL */
   readonly refreshMs: number
-  /** how often the shard saves its sources' check times (last check, last error) to PostgreSQL */
-  readonly checkTimesMs: number
   /** override every source's interval (benchmarks) */
   readonly intervalOverrideS?: number | undefined
   /** how the overdue are caught up when the shard loads them (`FirstChecks.ts`) */
@@ -48,6 +47,7 @@ export interface Shard {
  */
 export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions) {
   const store = yield* SourceStore
+  const checkTimes = yield* CheckTimes
   const stats = yield* PollerStats
   const monitorStore = yield* MonitorStore
   const clock = yield* Clock.Clock
@@ -57,9 +57,6 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
   const queue = new DueQueue()
   const permits = yield* Semaphore.make(options.concurrency)
   const running = yield* FiberSet.make()
-  // Check times waiting for PostgreSQL, latest per source (a newer check replaces an unsaved one); kept
-  // until saved, so an outage delays them but loses none, and memory stays bounded by the shard's sources.
-  let marks = new Map<string, CheckMark>()
   // Changed snapshots waiting for PostgreSQL, latest per source; written in batches outside the checks,
   // so a slow database delays the rows of the API, never the schedule.
   const unsaved = new Map<string, SnapshotChange>()
@@ -67,7 +64,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
   const snapshotWaiting = yield* Queue.sliding<void>(1)
   const { check, detectThenCheck } = yield* makeSourceCheck({
     shard: options.shard,
-    marked: (mark) => marks.set(mark.key, mark),
+    marked: (mark) => checkTimes.record(mark),
     changed: (change) => {
       unsaved.set(change.source.key, change)
       Queue.offerUnsafe(snapshotWaiting, undefined)
@@ -207,19 +204,6 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     )
   })
 
-  /** The sources' check times (`POLLER_CHECK_TIMES_MS`): what a restart keeps each source's cadence from. */
-  const flushMarks = Effect.gen(function*() {
-    if (marks.size === 0) return
-    const batch = marks
-    marks = new Map()
-    yield* store.markChecked([...batch.values()]).pipe(
-      // Not saved: keep what no newer check replaced, for the next flush.
-      Effect.onError(() => Effect.sync(() => {
-        for (const [key, mark] of batch) if (!marks.has(key)) marks.set(key, mark)
-      }))
-    )
-  })
-
   /** The monitors' checks (state, last check, last error), every second. */
   const flushMonitorSaves = Effect.gen(function*() {
     if (monitorSaves.size === 0) return
@@ -272,20 +256,22 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
       ),
       Effect.forkScoped
     )
-    // One writer per shard: snapshots as they come, monitors' checks once a second, sources' check times
-    // every `checkTimesMs`. Shards own disjoint sources, and one writer per shard never contends with
-    // itself, so the updates cannot deadlock. It sleeps until a snapshot waits or a save is due (not every
-    // 100 ms: sixteen shards waking ten times a second were a share of an idle runner's CPU). A shard that
-    // stops (moved, or the process stopping) saves what it holds first, so a graceful restart keeps every
-    // source's cadence to the check.
-    const saveHeld = Effect.all([flushMarks, flushMonitorSaves], { discard: true }).pipe(
-      // PostgreSQL away: the stop is not held up for it (a restart then checks those sources early).
-      Effect.timeout(2_000),
-      Effect.catchCause((cause) => Effect.logWarning("could not record check times", cause))
-    )
+    // One writer per shard: snapshots as they come, monitors' checks once a second (the sources' check
+    // times are the process's `CheckTimes`). Shards own disjoint sources and monitors, and one writer per
+    // shard never contends with itself, so the updates cannot deadlock. It sleeps until a snapshot waits
+    // or a save is due (not every 100 ms: sixteen shards waking ten times a second were a share of an
+    // idle runner's CPU). A shard that stops (moved, or the process stopping) saves what it holds first,
+    // so a graceful restart keeps every source's cadence to the check.
+    const saveHeld = Effect.all([
+      checkTimes.flush,
+      flushMonitorSaves.pipe(
+        // PostgreSQL away: the stop is not held up for it (a restart then checks those monitors early).
+        Effect.timeout(2_000),
+        Effect.catchCause((cause) => Effect.logWarning("could not record monitor checks", cause))
+      )
+    ], { discard: true, concurrency: "unbounded" })
     yield* Effect.addFinalizer(() => saveHeld)
     let lastSaves = clock.currentTimeMillisUnsafe()
-    let lastMarks = lastSaves
     yield* Effect.gen(function*() {
       yield* saveSnapshots
       const now = clock.currentTimeMillisUnsafe()
@@ -293,13 +279,8 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         lastSaves = now
         yield* flushMonitorSaves.pipe(Effect.catchCause((cause) => Effect.logWarning("could not record monitor checks", cause)))
       }
-      if (now - lastMarks >= options.checkTimesMs) {
-        lastMarks = now
-        yield* flushMarks.pipe(Effect.catchCause((cause) => Effect.logWarning("could not record check times", cause)))
-      }
       if (unsaved.size === 0) {
-        const wake = Math.min(lastSaves + 1000, lastMarks + options.checkTimesMs)
-        yield* Queue.take(snapshotWaiting).pipe(Effect.timeoutOption(Math.max(1, wake - now)))
+        yield* Queue.take(snapshotWaiting).pipe(Effect.timeoutOption(Math.max(1, lastSaves + 1000 - now)))
       }
     }).pipe(Effect.forever({ disableYield: true }), Effect.forkScoped)
     return yield* loop

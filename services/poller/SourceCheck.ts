@@ -216,7 +216,7 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
       yield* writer.write([rowOf(entry, snapshot, at, latency, httpStatus, bytes, error)])
       // Counted once its rows are accepted, so a flush after reading the count covers every counted check.
       stats.check("source", failed !== null || snapshot === undefined ? "failed" : httpStatus === 304 ? "not_modified" : "fresh", started - plannedDue)
-      hooks.marked({ key: entry.source.key, checkedAt: at, error: error === "" ? null : error })
+      hooks.marked({ sourceId: entry.source.id, key: entry.source.key, checkedAt: at, error: error === "" ? null : error })
       if (snapshot === undefined) return
       // All documents unchanged (304): the same snapshot, no need to fingerprint it again.
       const print = snapshot === entry.last ? entry.lastFingerprint : fingerprint(snapshot)
@@ -268,7 +268,7 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
         entry.detectFailures += 1
         const backoffMs = Math.min(entry.intervalMs * 2 ** Math.min(entry.detectFailures - 1, 10), 3_600_000)
         hooks.retryAt(entry.source.key, now + backoffMs)
-        hooks.marked({ key: entry.source.key, checkedAt: new Date(now), error: `detection failed: ${found.failure.message}` })
+        hooks.marked({ sourceId: entry.source.id, key: entry.source.key, checkedAt: new Date(now), error: `detection failed: ${found.failure.message}` })
         stats.check("source", "failed", now - plannedDue)
         return
       }

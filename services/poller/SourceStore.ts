@@ -38,6 +38,7 @@ export interface SnapshotChange {
 }
 
 export interface CheckMark {
+  readonly sourceId: string
   readonly key: string
   readonly checkedAt: Date
   readonly error: string | null
@@ -115,22 +116,25 @@ export class SourceStore extends Context.Service<SourceStore, {
 
       const loadShard = (shard: number, shards: number) =>
         sql.unsafe(
-          `SELECT id, key, name, provider_type, coalesce(poll_url, status_page_url) AS url, poll_interval_s, regions,
-             organization_id IS NULL AS trusted, last_checked_at
-           FROM sources
-           WHERE enabled AND kind <> 'manual' AND status_page_url IS NOT NULL
-             AND ${shardExpr(shards)} = $1
-           ORDER BY key`,
+          `SELECT s.id, s.key, s.name, s.provider_type, coalesce(s.poll_url, s.status_page_url) AS url, s.poll_interval_s, s.regions,
+             s.organization_id IS NULL AS trusted, c.checked_at AS last_checked_at
+           FROM sources s LEFT JOIN source_checks c ON c.source_id = s.id
+           WHERE s.enabled AND s.kind <> 'manual' AND s.status_page_url IS NOT NULL
+             AND ${shardExpr(shards, "s.key")} = $1
+           ORDER BY s.key`,
           [shard]
         ).pipe(Effect.orDie, Effect.flatMap(decodeShard))
 
       const markChecked = (marks: ReadonlyArray<CheckMark>) => {
         if (marks.length === 0) return Effect.void
+        // A source deleted since its check is left out (its row would fail the foreign key).
         return sql`
-          UPDATE sources AS s SET last_checked_at = v.checked_at::timestamptz, last_error = NULLIF(v.error, '')
-          FROM (SELECT * FROM unnest(${marks.map((m) => m.key)}::text[], ${marks.map((m) => m.checkedAt.toISOString())}::text[],
-                                     ${marks.map((m) => m.error ?? "")}::text[]) AS t(key, checked_at, error)) AS v
-          WHERE s.key = v.key`.pipe(Effect.asVoid, Effect.orDie)
+          INSERT INTO source_checks AS c (source_id, checked_at, error)
+          SELECT v.id, v.checked_at::timestamptz, NULLIF(v.error, '')
+          FROM unnest(${marks.map((m) => m.sourceId)}::uuid[], ${marks.map((m) => m.checkedAt.toISOString())}::text[],
+                      ${marks.map((m) => m.error ?? "")}::text[]) AS v(id, checked_at, error)
+          WHERE EXISTS (SELECT 1 FROM sources s WHERE s.id = v.id)
+          ON CONFLICT (source_id) DO UPDATE SET checked_at = excluded.checked_at, error = excluded.error`.pipe(Effect.asVoid, Effect.orDie)
       }
 
       const setDetected = (id: string, provider: string, url: string) =>

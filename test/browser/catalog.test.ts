@@ -36,14 +36,16 @@ const people = { member: "bea@example.com", viewer: "vic@example.com" }
 const seedSource = Effect.gen(function*() {
   const sql = yield* SqlClient
   const [source] = yield* sql<{ id: string }>`
-    INSERT INTO sources (key, name, kind, description, status, provider_type, status_page_url, service_url, check_class,
-      poll_interval_s, verified, has_history, last_checked_at, region_statuses, regions, components_count, incidents_count)
-    VALUES ('acme-cloud', 'Acme Cloud', 'catalog', 'Compute, storage and queues for the Acme platform.', 'degraded',
-      'statuspage_io', 'https://status.acme-cloud.example', 'https://acme-cloud.example', 'critical', 30, true, true,
-      now() - interval '20 seconds',
-      '[{"region":"eu-west-1","status":"operational"},{"region":"us-east-1","status":"degraded"}]'::jsonb,
-      ARRAY['eu-west-1','us-east-1'], 6, 2)
-    RETURNING id`
+    WITH s AS (
+      INSERT INTO sources (key, name, kind, description, status, provider_type, status_page_url, service_url, check_class,
+        poll_interval_s, verified, has_history, region_statuses, regions, components_count, incidents_count)
+      VALUES ('acme-cloud', 'Acme Cloud', 'catalog', 'Compute, storage and queues for the Acme platform.', 'degraded',
+        'statuspage_io', 'https://status.acme-cloud.example', 'https://acme-cloud.example', 'critical', 30, true, true,
+        '[{"region":"eu-west-1","status":"operational"},{"region":"us-east-1","status":"degraded"}]'::jsonb,
+        ARRAY['eu-west-1','us-east-1'], 6, 2)
+      RETURNING id
+    ), checked AS (INSERT INTO source_checks (source_id, checked_at) SELECT id, now() - interval '20 seconds' FROM s)
+    SELECT id FROM s`
   yield* sql`INSERT INTO source_categories (source_id, category_id) VALUES (${source!.id}::uuid, 'cloud')`
   const component = (name: string, position: number, parent: string | null, extra: { group?: boolean; status?: string; region?: string } = {}) =>
     sql<{ id: string }>`
@@ -306,9 +308,12 @@ describe("catalog in Chromium", () => {
     const source = await services.runPromise(Effect.gen(function*() {
       const sql = yield* SqlClient
       const [row] = yield* sql<{ id: string }>`
-        INSERT INTO sources (key, name, kind, status, status_page_url, check_class, poll_interval_s, verified, last_checked_at, components_count)
-        VALUES ('birch-mail', 'Birch Mail', 'catalog', 'operational', 'https://status.birch-mail.example', 'standard', 60, true, now(), 1)
-        RETURNING id`
+        WITH s AS (
+          INSERT INTO sources (key, name, kind, status, status_page_url, check_class, poll_interval_s, verified, components_count)
+          VALUES ('birch-mail', 'Birch Mail', 'catalog', 'operational', 'https://status.birch-mail.example', 'standard', 60, true, 1)
+          RETURNING id
+        ), checked AS (INSERT INTO source_checks (source_id, checked_at) SELECT id, now() FROM s)
+        SELECT id FROM s`
       yield* sql`INSERT INTO components (source_id, external_id, name, status, position) VALUES (${row!.id}::uuid, 'smtp', 'SMTP', 'operational', 1)`
       return row!.id
     }))
@@ -352,9 +357,12 @@ describe("catalog in Chromium", () => {
     await services.runPromise(Effect.gen(function*() {
       const sql = yield* SqlClient
       const [source] = yield* sql<{ id: string }>`
-        INSERT INTO sources (key, name, kind, status, status_page_url, check_class, poll_interval_s, verified, last_checked_at, components_count)
-        VALUES ('cedar-pay', 'Cedar Pay', 'catalog', 'operational', 'https://status.cedar-pay.example', 'standard', 60, true, now(), 1)
-        RETURNING id`
+        WITH s AS (
+          INSERT INTO sources (key, name, kind, status, status_page_url, check_class, poll_interval_s, verified, components_count)
+          VALUES ('cedar-pay', 'Cedar Pay', 'catalog', 'operational', 'https://status.cedar-pay.example', 'standard', 60, true, 1)
+          RETURNING id
+        ), checked AS (INSERT INTO source_checks (source_id, checked_at) SELECT id, now() FROM s)
+        SELECT id FROM s`
       const [component] = yield* sql<{ id: string }>`
         INSERT INTO components (source_id, external_id, name, status, position) VALUES (${source!.id}::uuid, 'cards', 'Card payments', 'operational', 1)
         RETURNING id`

@@ -31,11 +31,14 @@ const people = { admin: "ada@example.com", member: "bea@example.com", viewer: "v
 const seedSource = Effect.gen(function*() {
   const sql = yield* SqlClient
   const [source] = yield* sql<{ id: string }>`
-    INSERT INTO sources (key, name, kind, description, status, provider_type, status_page_url, check_class, poll_interval_s,
-      last_checked_at, components_count)
-    VALUES ('acme-cloud', 'Acme Cloud', 'catalog', 'Compute, storage and queues.', 'operational', 'statuspage_io',
-      'https://status.acme-cloud.example', 'critical', 30, now(), 7)
-    RETURNING id`
+    WITH s AS (
+      INSERT INTO sources (key, name, kind, description, status, provider_type, status_page_url, check_class, poll_interval_s,
+        components_count)
+      VALUES ('acme-cloud', 'Acme Cloud', 'catalog', 'Compute, storage and queues.', 'operational', 'statuspage_io',
+        'https://status.acme-cloud.example', 'critical', 30, 7)
+      RETURNING id
+    ), checked AS (INSERT INTO source_checks (source_id, checked_at) SELECT id, now() FROM s)
+    SELECT id FROM s`
   const component = (name: string, position: number, parent: string | null, group = false) =>
     sql<{ id: string }>`
       INSERT INTO components (source_id, external_id, parent_id, name, status, is_group, position)

@@ -36,7 +36,7 @@ describe("check times", () => {
             VALUES (${key}, ${key}, 'catalog', 'statuspage_io', ${page.baseUrl}, 'critical', 30)`
         }
         const stored = sql<{ key: string; at: Date | null }>`
-          SELECT key, last_checked_at AS at FROM sources WHERE key IN ${sql.in(keys)} ORDER BY key`
+          SELECT key, checked_at AS at FROM sources LEFT JOIN source_checks ON source_id = id WHERE key IN ${sql.in(keys)} ORDER BY key`
         const started = Date.now()
 
         const published = yield* Effect.gen(function*() {

@@ -119,7 +119,7 @@ describe("demo mode", () => {
     const converted = await withDataDir(dataDir, Effect.all({
       kept: count("SELECT count(*)::int AS n FROM sources WHERE synthetic"),
       enabled: count("SELECT count(*)::int AS n FROM sources WHERE synthetic AND enabled"),
-      polled: count("SELECT count(*)::int AS n FROM sources WHERE synthetic AND last_checked_at IS NOT NULL")
+      polled: count("SELECT count(*)::int AS n FROM sources LEFT JOIN source_checks ON source_id = id WHERE synthetic AND checked_at IS NOT NULL")
     }))
     assert.deepStrictEqual(converted, { kept: 4100, enabled: 0, polled: 0 })
 

@@ -81,7 +81,7 @@ describe("notifier end to end", () => {
         const page = sim.state.add({ key: "notify-health", name: "Notify Health", provider: "health_check", components: 0, groups: 0 })
         yield* addCatalogSource("notify-health", "health_check", page.baseUrl, "Notify Health")
         // Polled once (its first snapshot is what the source already is).
-        yield* eventually(10_000, sql<{ at: Date | null }>`SELECT last_checked_at AS at FROM sources WHERE key = 'notify-health'`.pipe(
+        yield* eventually(10_000, sql<{ at: Date | null }>`SELECT checked_at AS at FROM sources LEFT JOIN source_checks ON source_id = id WHERE key = 'notify-health'`.pipe(
           Effect.map((rows) => rows[0]?.at ?? undefined)))
         const [components] = yield* sql<{ n: number }>`
           SELECT count(*)::int AS n FROM components c JOIN sources s ON s.id = c.source_id WHERE s.key = 'notify-health'`

@@ -105,7 +105,7 @@ describe("the poller's outbound requests", () => {
         yield* ShardReloads.use((reloads) => reloads.sources(["bare-health-503", "outbound-acme-health-503"]))
         for (const key of ["bare-health-503", "outbound-acme-health-503"]) {
           const row = yield* eventually(20_000, sql<Row>`
-            SELECT provider_type, status, last_error FROM sources WHERE key = ${key} AND status <> 'operational'`)
+            SELECT provider_type, status, error AS last_error FROM sources LEFT JOIN source_checks ON source_id = id WHERE key = ${key} AND status <> 'operational'`)
           assert.deepStrictEqual(row, { provider_type: "health_check", status: "down", last_error: null }, key)
         }
       }))
@@ -118,7 +118,7 @@ describe("the poller's outbound requests", () => {
           VALUES (${org}::uuid, 'outbound-acme-redirect', 'Redirect', 'url', ${`${page.origin}/to-loopback`}, 'high', 60)`
         yield* ShardReloads.use((reloads) => reloads.sources(["outbound-acme-redirect"]))
         const row = yield* eventually(20_000, sql<Row>`
-          SELECT provider_type, status, last_error FROM sources WHERE key = 'outbound-acme-redirect' AND last_error IS NOT NULL`)
+          SELECT provider_type, status, error AS last_error FROM sources LEFT JOIN source_checks ON source_id = id WHERE key = 'outbound-acme-redirect' AND error IS NOT NULL`)
         assert.strictEqual(row.provider_type, null)
         assert.strictEqual(row.last_error,
           "detection failed: the page did not answer: refused: 127.0.0.1 is a loopback address; " +
@@ -134,11 +134,11 @@ describe("the poller's outbound requests", () => {
           VALUES (${org}::uuid, 'outbound-acme-later', 'Later', 'url', 'health_check', ${`${page.origin}/later`}, 'high', 60)`
         yield* ShardReloads.use((reloads) => reloads.sources(["outbound-acme-later"]))
         yield* eventually(20_000, sql<Row>`
-          SELECT provider_type, status, last_error FROM sources
-          WHERE key = 'outbound-acme-later' AND last_checked_at IS NOT NULL AND last_error IS NULL`)
+          SELECT provider_type, status, error AS last_error FROM sources LEFT JOIN source_checks ON source_id = id
+          WHERE key = 'outbound-acme-later' AND checked_at IS NOT NULL AND error IS NULL`)
         flip.redirect = true
         const row = yield* eventually(20_000, sql<Row>`
-          SELECT provider_type, status, last_error FROM sources WHERE key = 'outbound-acme-later' AND last_error IS NOT NULL`)
+          SELECT provider_type, status, error AS last_error FROM sources LEFT JOIN source_checks ON source_id = id WHERE key = 'outbound-acme-later' AND error IS NOT NULL`)
         assert.strictEqual(row.last_error,
           "refused: 127.0.0.1 is a loopback address; status pages of organizations are read only at public addresses unless MONITOR_ALLOW_PRIVATE is set")
         assert.deepStrictEqual([secret.requests, secret.connections], [0, 0])

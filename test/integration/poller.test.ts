@@ -42,7 +42,7 @@ describe("poller", () => {
 
         // Both are picked up without a restart and checked.
         yield* eventually(10_000, sql<{ n: number }>`
-          SELECT count(*)::int AS n FROM sources WHERE key IN ('flip-statuspage', 'flip-feed') AND last_checked_at IS NOT NULL`
+          SELECT count(*)::int AS n FROM sources LEFT JOIN source_checks ON source_id = id WHERE key IN ('flip-statuspage', 'flip-feed') AND checked_at IS NOT NULL`
           .pipe(Effect.map((rows) => (rows[0]!.n === 2 ? true : undefined))))
         yield* eventually(5_000, sql<{ n: number }>`SELECT count(*)::int AS n FROM components WHERE external_id LIKE 'flipst%'`
           .pipe(Effect.map((rows) => (rows[0]!.n > 0 ? true : undefined))))
@@ -127,7 +127,7 @@ describe("poller", () => {
           .pipe(Effect.map((rows) => rows[0])))
         assert.deepStrictEqual(detected.value, { provider_type: "instatus", components_count: 3 })
         const failed = yield* eventually(15_000, sql<{ provider_type: string | null; last_error: string | null }>`
-          SELECT provider_type, last_error FROM sources WHERE key = 'bare-unreachable' AND last_error IS NOT NULL`
+          SELECT provider_type, error AS last_error FROM sources LEFT JOIN source_checks ON source_id = id WHERE key = 'bare-unreachable' AND error IS NOT NULL`
           .pipe(Effect.map((rows) => rows[0])))
         assert.strictEqual(failed.value.provider_type, null)
         assert.match(failed.value.last_error ?? "", /^detection failed: /)

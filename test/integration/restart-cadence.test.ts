@@ -45,14 +45,17 @@ describe("restart keeps the cadence", () => {
         const addSource = (key: string, last: number | null) =>
           Effect.gen(function*() {
             const page = sim.state.add({ key, name: key, provider: "statuspage_io", components: 2, groups: 0 })
-            yield* sql`INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s, last_checked_at)
-              VALUES (${key}, ${key}, 'catalog', 'statuspage_io', ${page.baseUrl}, 'standard', ${intervalS},
-                      ${last === null ? null : new Date(last)})`
+            const [row] = yield* sql<{ id: string }>`
+              INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
+              VALUES (${key}, ${key}, 'catalog', 'statuspage_io', ${page.baseUrl}, 'standard', ${intervalS})
+              RETURNING id`
+            if (last !== null) yield* sql`INSERT INTO source_checks (source_id, checked_at) VALUES (${row!.id}::uuid, ${new Date(last)})`
           })
         for (const p of plan) yield* addSource(p.key, p.last)
         const checkedAt = Effect.map(
           sql<{ key: string; at: number | null }>`
-            SELECT key, (extract(epoch FROM last_checked_at) * 1000)::float8 AS at FROM sources WHERE key LIKE 'cad-%'`,
+            SELECT key, (extract(epoch FROM checked_at) * 1000)::float8 AS at
+            FROM sources LEFT JOIN source_checks ON source_id = id WHERE key LIKE 'cad-%'`,
           (rows) => new Map(rows.map((r) => [r.key, r.at === null ? null : Number(r.at)]))
         )
 

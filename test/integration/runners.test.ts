@@ -58,7 +58,7 @@ describe("statusgrid runner", () => {
         Effect.gen(function*() {
           const client = yield* SqlClient
           const [row] = yield* client<{ n: number }>`
-            SELECT count(*)::int AS n FROM sources WHERE last_checked_at > ${since.toISOString()}::timestamptz`
+            SELECT count(*)::int AS n FROM source_checks WHERE checked_at > ${since.toISOString()}::timestamptz`
           return row!.n
         }).pipe(sql)
 

@@ -280,6 +280,10 @@ describe("SourceStore records", () => {
           ["old-read", true, false, []],
           ["old-sim", false, true, []]
         ])
+        // Migration 0028 moved the check times to their own table: the sources checked, with their errors.
+        const checks = yield* sql<{ key: string; error: string | null }>`
+          SELECT s.key, c.error FROM source_checks c JOIN sources s ON s.id = c.source_id WHERE s.key LIKE 'old-%' ORDER BY s.key`
+        assert.deepStrictEqual(checks.map((r) => [r.key, r.error]), [["old-failing", "HTTP 503"], ["old-read", null], ["old-sim", null]])
       }))
   })
 })

@@ -104,9 +104,11 @@ const insertSource = Effect.fn("insertSource")(function*(s: Seed) {
     service_url: s.service_url ?? null,
     components_count: s.components_count ?? 0,
     incidents_count: s.incidents_count ?? 0,
-    last_checked_at: s.last_checked_at ?? null,
     enabled: s.enabled ?? true
   })} RETURNING id`
+  if (s.last_checked_at != null) {
+    yield* sql`INSERT INTO source_checks (source_id, checked_at) VALUES (${row!.id}, ${s.last_checked_at}::timestamptz)`
+  }
   if (s.regions !== undefined) yield* sql`UPDATE sources SET regions = ${`{${s.regions.join(",")}}`} WHERE id = ${row!.id}`
   for (const category of s.categories) {
     yield* sql`INSERT INTO source_categories (source_id, category_id) VALUES (${row!.id}, ${category})`

@@ -119,7 +119,7 @@ describe("status_transitions", () => {
           VALUES (${source.key}, ${source.name}, 'catalog', 'statuspage_io', ${source.baseUrl})`
         // The first snapshot is what the source already is: checked, and no change yet.
         yield* waitFor(15_000, "first check", Effect.map(
-          sql<{ n: number }>`SELECT count(*)::int AS n FROM sources WHERE key = 'flip-1' AND last_checked_at IS NOT NULL`,
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM sources LEFT JOIN source_checks ON source_id = id WHERE key = 'flip-1' AND checked_at IS NOT NULL`,
           (rows) => (rows[0]!.n > 0 ? true : undefined)
         ))
         const [first, second] = source.components.filter((c) => !c.is_group)

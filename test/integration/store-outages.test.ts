@@ -283,8 +283,8 @@ describe("store outages", () => {
             SELECT s.key, c.status FROM components c JOIN sources s ON s.id = c.source_id
             WHERE c.id IN ${sql.in(watched)}`
           if (rows.length !== watched.length || rows.some((r) => r.status !== "critical")) return undefined
-          const [stale] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM sources
-            WHERE key LIKE ${`outage-${run}-%`} AND (last_checked_at IS NULL OR last_checked_at < ${new Date(passedAt).toISOString()}::timestamptz)`
+          const [stale] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM sources LEFT JOIN source_checks ON source_id = id
+            WHERE key LIKE ${`outage-${run}-%`} AND (checked_at IS NULL OR checked_at < ${new Date(passedAt).toISOString()}::timestamptz)`
           return stale!.n === 0 ? true : undefined
         }))
         const recoveredS = (Date.now() - passedAt) / 1000
@@ -294,7 +294,7 @@ describe("store outages", () => {
         yield* sql`INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
           VALUES (${late.key}, 'Late', 'catalog', 'statuspage_io', ${late.baseUrl}, 'critical', 30)`
         yield* waitFor(30_000, "the source added after the outage checked", sql<{ n: number }>`
-          SELECT count(*)::int AS n FROM sources WHERE key = ${late.key} AND last_checked_at IS NOT NULL`.pipe(
+          SELECT count(*)::int AS n FROM sources LEFT JOIN source_checks ON source_id = id WHERE key = ${late.key} AND checked_at IS NOT NULL`.pipe(
           Effect.map((rows) => (rows[0]!.n === 1 ? true : undefined))
         ))
 
