@@ -32,6 +32,20 @@ let services: ManagedRuntime.ManagedRuntime<Users | Members | SqlClient, unknown
 let org: { readonly id: string; readonly slug: string }
 const people = { member: "bea@example.com", viewer: "vic@example.com" }
 
+/** An operational catalog source of one component, checked a moment ago; its id. */
+const insertCheckedSource = (key: string, name: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const [row] = yield* sql<{ id: string }>`
+      WITH s AS (
+        INSERT INTO sources (key, name, kind, status, status_page_url, check_class, poll_interval_s, verified, components_count)
+        VALUES (${key}, ${name}, 'catalog', 'operational', ${`https://status.${key}.example`}, 'standard', 60, true, 1)
+        RETURNING id
+      ), checked AS (INSERT INTO source_checks (source_id, checked_at) SELECT id, now() FROM s)
+      SELECT id FROM s`
+    return row!.id
+  })
+
 /** A catalog source with two component groups, regions, an open and a resolved incident and an upcoming maintenance. */
 const seedSource = Effect.gen(function*() {
   const sql = yield* SqlClient
@@ -307,15 +321,9 @@ describe("catalog in Chromium", () => {
     // An operational source; eight reporters from eight networks (real loopback addresses) start its signal in the server.
     const source = await services.runPromise(Effect.gen(function*() {
       const sql = yield* SqlClient
-      const [row] = yield* sql<{ id: string }>`
-        WITH s AS (
-          INSERT INTO sources (key, name, kind, status, status_page_url, check_class, poll_interval_s, verified, components_count)
-          VALUES ('birch-mail', 'Birch Mail', 'catalog', 'operational', 'https://status.birch-mail.example', 'standard', 60, true, 1)
-          RETURNING id
-        ), checked AS (INSERT INTO source_checks (source_id, checked_at) SELECT id, now() FROM s)
-        SELECT id FROM s`
-      yield* sql`INSERT INTO components (source_id, external_id, name, status, position) VALUES (${row!.id}::uuid, 'smtp', 'SMTP', 'operational', 1)`
-      return row!.id
+      const id = yield* insertCheckedSource("birch-mail", "Birch Mail")
+      yield* sql`INSERT INTO components (source_id, external_id, name, status, position) VALUES (${id}::uuid, 'smtp', 'SMTP', 'operational', 1)`
+      return id
     }))
     for (let n = 1; n <= 8; n++) {
       const r = await sendFrom(server.url, "POST", "/sources/birch-mail/reports", `127.0.${60 + n}.1`, { body: { symptom: "down" } })
@@ -356,15 +364,9 @@ describe("catalog in Chromium", () => {
     // A stack of the Member's organization showing one component of an operational source.
     await services.runPromise(Effect.gen(function*() {
       const sql = yield* SqlClient
-      const [source] = yield* sql<{ id: string }>`
-        WITH s AS (
-          INSERT INTO sources (key, name, kind, status, status_page_url, check_class, poll_interval_s, verified, components_count)
-          VALUES ('cedar-pay', 'Cedar Pay', 'catalog', 'operational', 'https://status.cedar-pay.example', 'standard', 60, true, 1)
-          RETURNING id
-        ), checked AS (INSERT INTO source_checks (source_id, checked_at) SELECT id, now() FROM s)
-        SELECT id FROM s`
+      const sourceId = yield* insertCheckedSource("cedar-pay", "Cedar Pay")
       const [component] = yield* sql<{ id: string }>`
-        INSERT INTO components (source_id, external_id, name, status, position) VALUES (${source!.id}::uuid, 'cards', 'Card payments', 'operational', 1)
+        INSERT INTO components (source_id, external_id, name, status, position) VALUES (${sourceId}::uuid, 'cards', 'Card payments', 'operational', 1)
         RETURNING id`
       const [stack] = yield* sql<{ id: string }>`
         INSERT INTO stacks (organization_id, name, slug) VALUES (${org.id}::uuid, 'Payments', 'payments') RETURNING id`
