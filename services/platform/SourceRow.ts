@@ -37,7 +37,7 @@ export type SourceRow = typeof SourceRow.Type
 
 /**
  * A source's last check time, selected as `last_checked_at` (or `as`) beside the `sources` row aliased
- * `alias`: check times live in `source_checks` (migration 0028), written by the shards every second.
+ * `alias`: check times live in `source_checks` (migration 0028), written once a second by the process's `CheckTimes`.
  */
 export const lastCheckedAt = (alias: string, as = "last_checked_at") =>
   `(SELECT c.checked_at FROM source_checks c WHERE c.source_id = ${alias}.id) AS ${as}`
