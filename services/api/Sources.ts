@@ -3,12 +3,14 @@ import { SqlClient } from "effect/sql/SqlClient"
 import { makeMicroCache } from "./MicroCache.ts"
 import type { Fragment } from "effect/sql/Statement"
 import { InvalidParameter } from "../domain/api/Errors.ts"
-import { defaultLimit, type ListQuery } from "../domain/api/Sources.ts"
+import { defaultLimit, type ListQuery, Source as SourceSchema, SourceList } from "../domain/api/Sources.ts"
 import type { Component, Incident, IncidentList, ProviderMaintenance, ProviderMaintenanceList, Source } from "../domain/api/Sources.ts"
 import { MaintenanceStatus } from "../domain/Snapshot.ts"
-import { categoriesColumn, lastCheckedAt, publicSourceCondition, SourceRow } from "../platform/SourceRow.ts"
+import { publicSourceCondition } from "../platform/SourceRow.ts"
+import { rowsOf } from "../platform/Rows.ts"
+import { pageJson, sourceJson } from "./SourceJson.ts"
 import { fnWhenTracing } from "../platform/Tracing.ts"
-import { type CategoryId, inCategoryOrder, SourceKey } from "../domain/Source.ts"
+import { type CategoryId, SourceKey } from "../domain/Source.ts"
 import { ComponentStatus, IncidentImpact, IncidentStatus, type SourceStatus } from "../domain/Status.ts"
 import { decodeCursor, encodeCursor, type PageRequest } from "../orgs/Paging.ts"
 import { defaultPageSize, type Page, pageOf } from "../domain/api/Paging.ts"
@@ -46,29 +48,38 @@ const encodeSourceCursor = Schema.encodeSync(SourceCursor)
 const invalidCursor = () =>
   new InvalidParameter({ field: "cursor", message: "cursor is not a value this API returned as next_cursor" })
 
-/**
- * `GET /api/v1/sources` and the portal's catalog: a page of sources for the API's query
- * (decoded with `ListQuery`); a cursor this API did not hand out is an `InvalidParameter` on `cursor`.
- */
-export const listSources = fnWhenTracing("Sources.listSources")(Effect.fnUntraced(function*(query: typeof ListQuery.Type) {
+/** What `GET /api/v1/sources`' query (decoded with `ListQuery`) selects; a cursor this API did not hand out is an `InvalidParameter` on `cursor`. */
+const listOptions = Effect.fnUntraced(function*(query: typeof ListQuery.Type) {
   const after = query.cursor === undefined
     ? undefined
     : yield* decodeSourceCursor(query.cursor).pipe(Effect.mapError(invalidCursor))
-  return yield* Sources.use((s) => s.list({
+  return {
     category: query.category,
     status: query.status,
     search: query.search,
     keys: query.filter,
     after,
     limit: query.limit ?? defaultLimit
-  }))
-}))
+  } satisfies ListOptions
+})
+
+/** The portal's catalog: a page of sources for the API's query. */
+export const listSources = fnWhenTracing("Sources.listSources")((query: typeof ListQuery.Type) =>
+  listOptions(query).pipe(Effect.flatMap((options) => Sources.use((s) => s.list(options)))))
+
+/** `GET /api/v1/sources`: the same page as the API's JSON. */
+export const listSourcesJson = fnWhenTracing("Sources.listSourcesJson")((query: typeof ListQuery.Type) =>
+  listOptions(query).pipe(Effect.flatMap((options) => Sources.use((s) => s.listJson(options)))))
 
 /** Read access to the sources the unauthenticated API may show: enabled catalog sources. */
 export class Sources extends Context.Service<Sources, {
   /** A page of sources ordered by key. */
   list(options: ListOptions): Effect.Effect<Page<Source>>
+  /** The same page as the API's JSON (`SourceList`), built by PostgreSQL (SourceJson.ts). */
+  listJson(options: ListOptions): Effect.Effect<string>
   get(key: string): Effect.Effect<Source, SourceNotFound>
+  /** The source as the API's JSON (`Source`). */
+  getJson(key: string): Effect.Effect<string, SourceNotFound>
   /** The source's components as a tree: roots and each node's children ordered by position. */
   components(key: string): Effect.Effect<ReadonlyArray<Component>, SourceNotFound>
   /**
@@ -83,39 +94,35 @@ export class Sources extends Context.Service<Sources, {
 }>()("statusgrid/api/Sources") {
   static readonly layer = Layer.effect(Sources, Effect.gen(function*() {
     const sql = yield* SqlClient
-    const decodeSources = Schema.decodeUnknownEffect(Schema.Array(SourceRow))
+    const decodeJsonRows = rowsOf("sources", JsonRow)
     const decodeComponents = Schema.decodeUnknownEffect(Schema.Array(ComponentRow))
 
     // The one place that decides which sources this API shows.
     const visible = sql.literal(publicSourceCondition)
 
     /**
-     * The page's sources, their categories read for the page's rows only (not for every match a sort
-     * ranks). `prepared: false` for a search: a prepared statement's plan is cached after five runs as a
-     * generic plan that cannot know the pattern; unprepared, each search is planned for its own pattern
-     * (the trigram index of migration 0026 for a rare one, the key order for a common one).
+     * The page's sources as the API's JSON (SourceJson.ts), built for the page's rows only (not for every
+     * match a sort ranks). `prepared: false` for a search: a prepared statement's plan is cached after five
+     * runs as a generic plan that cannot know the pattern; unprepared, each search is planned for its own
+     * pattern (the trigram index of migration 0026 for a rare one, the key order for a common one).
      */
     const select = (where: ReadonlyArray<Fragment>, limit: number, prepared = true) => {
       const statement = sql`
-        SELECT p.*, ${sql.literal(categoriesColumn("p"))}
+        SELECT p.key, ${sql.literal(sourceJson("p"))} AS json
         FROM (
           SELECT s.id, s.key, s.name, s.description, s.status, s.logo_url, s.status_page_url, s.service_url,
-            s.components_count, s.incidents_count, ${sql.literal(lastCheckedAt("s"))}, s.check_class, s.provider_type,
-            s.verified, s.poll_interval_s < 60 AS realtime, s.has_history AS historical,
-            (cardinality(s.regions) > 0 OR jsonb_array_length(s.region_statuses) > 0) AS regional, s.region_statuses
+            s.components_count, s.incidents_count, s.check_class, s.provider_type, s.verified, s.poll_interval_s,
+            s.has_history, s.regions, s.region_statuses
           FROM sources s
           WHERE ${sql.and([visible, ...where])}
           ORDER BY s.key
           LIMIT ${limit}
         ) p
         ORDER BY p.key`
-      return (prepared ? statement : statement.unprepared).pipe(
-        Effect.flatMap(decodeSources),
-        Effect.map((rows) => rows.map(toSource))
-      )
+      return (prepared ? statement : statement.unprepared).pipe(Effect.flatMap(decodeJsonRows))
     }
 
-    const list = fnWhenTracing("Sources.list")(Effect.fnUntraced(function*(options: ListOptions) {
+    const listJson = fnWhenTracing("Sources.listJson")(Effect.fnUntraced(function*(options: ListOptions) {
       const where: Array<Fragment> = []
       if (options.after !== undefined) where.push(sql`s.key > ${options.after}`)
       if (options.keys !== undefined) where.push(sql.in("s.key", options.keys))
@@ -131,17 +138,17 @@ export class Sources extends Context.Service<Sources, {
       }
       // One row more than the page tells whether another page follows.
       const rows = yield* select(where, options.limit + 1, !searching)
-      return pageOf(rows, options.limit, (last) => encodeSourceCursor(SourceKey.make(last.key)), (source) => source)
+      return pageJson(pageOf(rows, options.limit, (last) => encodeSourceCursor(SourceKey.make(last.key)), (row) => row.json))
     }, Effect.orDie))
 
     // A malformed key names no source; it never reaches the database (a NUL would fail the query).
     const find = (key: string) =>
       !isSourceKey(key) ? Effect.fail(new SourceNotFound({ key })) : select([sql`s.key = ${key}`], 1).pipe(
         Effect.orDie,
-        Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(new SourceNotFound({ key })) : Effect.succeed(rows[0]))
+        Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(new SourceNotFound({ key })) : Effect.succeed(rows[0].json))
       )
 
-    const get = fnWhenTracing("Sources.get")((key: string) => find(key))
+    const getJson = fnWhenTracing("Sources.getJson")((key: string) => find(key))
 
     /** A visible source's id only (what the reads of its records need), without the source's own columns. */
     const idOf = (key: string) =>
@@ -262,9 +269,13 @@ export class Sources extends Context.Service<Sources, {
     // one-second micro-cache (API_CACHE_MS) turns repeated requests into memory reads.
     const ttlMs = yield* Config.Int("API_CACHE_MS").pipe(Config.withDefault(1000), Effect.orDie)
     const cached = makeMicroCache(ttlMs)
+    const cachedList = (options: ListOptions) => cached(`list:${JSON.stringify(options)}`, listJson(options))
+    const cachedGet = (key: string) => cached(`get:${key}`, getJson(key))
     return Sources.of({
-      list: (options) => cached(`list:${JSON.stringify(options)}`, list(options)),
-      get: (key) => cached(`get:${key}`, get(key)),
+      list: (options) => cachedList(options).pipe(Effect.flatMap(decodeSourceList)),
+      listJson: cachedList,
+      get: (key) => cachedGet(key).pipe(Effect.flatMap(decodeSource)),
+      getJson: cachedGet,
       components: (key) => cached(`components:${key}`, components(key)),
       checkedComponents: (key) => cached(`checked:${key}`, checkedComponents(key)),
       incidents: (key, page) => cached(`incidents:${key}:${page.cursor ?? ""}:${page.limit ?? ""}`, incidents(key, page)),
@@ -275,12 +286,14 @@ export class Sources extends Context.Service<Sources, {
 }
 
 
-const toSource = ({ verified, realtime, historical, regional, region_statuses, categories, ...row }: SourceRow): Source => ({
-  ...row,
-  categories: inCategoryOrder(categories),
-  reliability: { verified, realtime, historical, regional },
-  regions: region_statuses
-})
+/** A source's key and its JSON as the API answers it (SourceJson.ts). */
+const JsonRow = Schema.Struct({ key: Schema.String, json: Schema.String })
+
+// The portal's reads decode the API's JSON: one mapping of a row to a `Source`, PostgreSQL's.
+const decodeSourceList = (json: string) => decodeSourceListJson(json).pipe(Effect.orDie)
+const decodeSourceListJson = Schema.decodeUnknownEffect(Schema.fromJsonString(SourceList))
+const decodeSource = (json: string) => decodeSourceJson(json).pipe(Effect.orDie)
+const decodeSourceJson = Schema.decodeUnknownEffect(Schema.fromJsonString(SourceSchema))
 
 /** Selects `column` as `cursor_at`, to the microsecond as PostgreSQL keeps it (services/orgs/Paging.ts). */
 const micros = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`

@@ -1,6 +1,6 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, DateTime, Effect, Layer } from "effect"
+import { Context, DateTime, Effect, Layer, Schema } from "effect"
 import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -10,7 +10,7 @@ import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import { Api } from "../../services/domain/api/Api.ts"
 import { type ErrorBody, InvalidParameter, NotFound } from "../../services/domain/api/Errors.ts"
-import type { Component, ComponentList, Source, SourceList } from "../../services/domain/api/Sources.ts"
+import { type Component, type ComponentList, type Source, type SourceList, SourceList as SourceListSchema } from "../../services/domain/api/Sources.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { apiClickHouse } from "../support/api.ts"
@@ -34,6 +34,8 @@ interface Seed {
   readonly components_count?: number
   readonly incidents_count?: number
   readonly last_checked_at?: string | null
+  /** What the poller stores of each region's status (services/poller/SourceStore.ts). */
+  readonly region_statuses?: ReadonlyArray<{ readonly region: string; readonly status: string }>
   readonly enabled?: boolean
 }
 
@@ -61,7 +63,15 @@ const named: ReadonlyArray<Seed> = [
   },
   { key: "azure", name: "Microsoft Azure", description: "Cloud services by Microsoft", categories: ["cloud"] },
   // Categories come back in the categories table's order (cloud before cdn_dns), not insertion order.
-  { key: "cloudflare", name: "Cloudflare", description: "CDN, DNS and DDoS protection", categories: ["cdn_dns", "cloud"] },
+  {
+    key: "cloudflare",
+    name: "Cloudflare",
+    description: "CDN, DNS and DDoS protection",
+    categories: ["cdn_dns", "cloud"],
+    // Kept to the microsecond; shown to the millisecond, cut (not rounded) as a `DateTime` prints it.
+    last_checked_at: "2026-01-02T03:04:05.678999Z",
+    region_statuses: [{ region: "eu", status: "degraded" }, { region: "apac", status: "operational" }]
+  },
   { key: "discount-pay", name: "Discount Pay", description: "Payments with 100% uptime_guarantee", categories: ["payment"] },
   { key: "bulk-sms", name: "Bulk SMS", description: "Sends 1000 messages with an uptime-guarantee", categories: ["communication"] },
   { key: "github", name: "GitHub", description: "Code hosting", categories: ["devtools"], check_class: "high", poll_interval_s: 60 },
@@ -110,6 +120,9 @@ const insertSource = Effect.fn("insertSource")(function*(s: Seed) {
     yield* sql`INSERT INTO source_checks (source_id, checked_at) VALUES (${row!.id}, ${s.last_checked_at}::timestamptz)`
   }
   if (s.regions !== undefined) yield* sql`UPDATE sources SET regions = ${`{${s.regions.join(",")}}`} WHERE id = ${row!.id}`
+  if (s.region_statuses !== undefined) {
+    yield* sql`UPDATE sources SET region_statuses = ${JSON.stringify(s.region_statuses)}::jsonb WHERE id = ${row!.id}`
+  }
   for (const category of s.categories) {
     yield* sql`INSERT INTO source_categories (source_id, category_id) VALUES (${row!.id}, ${category})`
   }
@@ -323,6 +336,9 @@ describe("sources API", () => {
         assert.strictEqual(azure.logo_url, null)
         assert.deepStrictEqual(azure.reliability, { verified: false, realtime: false, historical: false, regional: false })
         assert.deepStrictEqual(cloudflare.categories, ["cloud", "cdn_dns"])
+        assert.strictEqual(cloudflare.last_checked_at, "2026-01-02T03:04:05.678Z")
+        assert.deepStrictEqual(cloudflare.regions, [{ region: "eu", status: "degraded" }, { region: "apac", status: "operational" }])
+        assert.isTrue(cloudflare.reliability.regional)
         // 60 s is not sub-minute.
         const github = (yield* source("github")).body
         assert.strictEqual(github.reliability.realtime, false)
@@ -340,6 +356,10 @@ describe("sources API", () => {
         const exact = yield* list(`?limit=${total}`)
         assert.strictEqual(exact.body.data.length, total)
         assert.strictEqual(exact.body.next_cursor, null)
+        // Every source's JSON (PostgreSQL builds it, decision 0026) is exactly what `Source` decodes and encodes
+        // back: no field more or fewer, each in its wire form.
+        const decoded = Schema.decodeUnknownSync(SourceListSchema)(exact.body, { onExcessProperty: "error" })
+        assert.deepStrictEqual(Schema.encodeSync(SourceListSchema)(decoded), exact.body)
 
         // Cursors combine with the other parameters.
         const cloud = yield* walk("&category=cloud", 5)
