@@ -104,7 +104,7 @@ describe("OTLP tracing (OTEL_EXPORTER_OTLP_ENDPOINT)", () => {
     assert.isNotOk(span.parentSpanId, "a request without a traceparent starts its own trace")
     // The handler's own spans (fnWhenTracing) are made while spans are exported, under the request's.
     const list = await waitForValue("the listing's span", () =>
-      spansOf(receiver.received).find((s) => s.name === "Sources.listSources" && s.traceId === span.traceId), 10_000)
+      spansOf(receiver.received).find((s) => s.name === "Sources.listSourcesJson" && s.traceId === span.traceId), 10_000)
     assert.strictEqual(list.parentSpanId, span.spanId)
     await new Promise((done) => setTimeout(done, 600))
     const paths = spansOf(receiver.received).flatMap((s) => s.attributes.filter((a) => a.key === "url.path").map((a) => a.value["stringValue"]))
