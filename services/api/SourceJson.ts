@@ -4,8 +4,8 @@ import type { Page } from "../domain/api/Paging.ts"
  * A catalog source's JSON as the API answers it (`Source` of domain/api/Sources.ts, in its field order),
  * built by PostgreSQL over the `sources` row aliased `s` (decision 0026). The public list and read
  * answer this text without building, decoding and encoding an object per source in the process; the
- * portal's loaders decode the same text with `Source`, and the contract test (test/integration/
- * source-json.test.ts) decodes every source's text against the Schema and the rows it is read from.
+ * portal's loaders decode the same text with `Source`, and test/integration/sources-api.test.ts decodes
+ * every listed source's text with `SourceList` (no field more or fewer) beside its field-by-field checks.
  *
  * - `categories`: in the catalog's order, the `categories` table's `position` (`CategoryId`'s order);
  * - `last_checked_at`: `source_checks` (migration 0028), to the millisecond as `DateTime` prints it;
