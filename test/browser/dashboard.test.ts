@@ -276,7 +276,7 @@ describe("dashboard and stack page in Chromium", () => {
       assert.strictEqual(opened.status, 201, await opened.text())
       // The poller reads the source at its next check and stores the incident. Its 30 s interval is not what
       // this waits: on 2026-11-30's slow VM the demo server's poller (1,203 sources, most of them the real
-      // catalog's, failing without a network) took 27-150 s, and over 120 s once in CI (the poller stats
+      // catalog's, failing without a network) took 0-86 s in four local runs and over 120 s once in CI (the poller stats
       // this file prints on a failure say why next time). Test 2 waits the same without a bound of its own.
       await run(Effect.gen(function*() {
         const sql = yield* SqlClient
