@@ -33,3 +33,16 @@ export const sourceJson = (s: string) => `json_build_object(
 /** A page of sources' JSON texts as `SourceList`'s JSON: the texts joined as they are. */
 export const pageJson = (page: Page<string>): string =>
   `{"data":[${page.data.join(",")}],"next_cursor":${JSON.stringify(page.next_cursor)},"limit":${page.limit}}`
+
+/**
+ * A component's JSON without its `children` (`Component` of domain/api/Sources.ts, in its field order),
+ * built by PostgreSQL over the `components` row aliased `c`; `withChildren` closes it with its children.
+ */
+export const componentJson = (c: string) => `json_build_object(
+  'id', ${c}.id, 'name', ${c}.name, 'description', ${c}.description, 'status', ${c}.status,
+  'is_group', ${c}.is_group, 'region', ${c}.region
+)::text`
+
+/** A component's JSON (`componentJson`, an object's text) with its children's texts as its last field. */
+export const withChildren = (json: string, children: ReadonlyArray<string>): string =>
+  `${json.slice(0, json.lastIndexOf("}"))},"children":[${children.join(",")}]}`

@@ -3,15 +3,15 @@ import { SqlClient } from "effect/sql/SqlClient"
 import { makeMicroCache } from "./MicroCache.ts"
 import type { Fragment } from "effect/sql/Statement"
 import { InvalidParameter } from "../domain/api/Errors.ts"
-import { defaultLimit, type ListQuery, Source as SourceSchema, SourceList } from "../domain/api/Sources.ts"
+import { ComponentList, defaultLimit, type ListQuery, Source as SourceSchema, SourceList } from "../domain/api/Sources.ts"
 import type { Component, Incident, IncidentList, ProviderMaintenance, ProviderMaintenanceList, Source } from "../domain/api/Sources.ts"
 import { MaintenanceStatus } from "../domain/Snapshot.ts"
 import { publicSourceCondition } from "../platform/SourceRow.ts"
 import { rowsOf } from "../platform/Rows.ts"
-import { pageJson, sourceJson } from "./SourceJson.ts"
+import { componentJson, pageJson, sourceJson, withChildren } from "./SourceJson.ts"
 import { fnWhenTracing } from "../platform/Tracing.ts"
 import { type CategoryId, SourceKey } from "../domain/Source.ts"
-import { ComponentStatus, IncidentImpact, IncidentStatus, type SourceStatus } from "../domain/Status.ts"
+import { IncidentImpact, IncidentStatus, type SourceStatus } from "../domain/Status.ts"
 import { decodeCursor, encodeCursor, type PageRequest } from "../orgs/Paging.ts"
 import { defaultPageSize, type Page, pageOf } from "../domain/api/Paging.ts"
 import { NullOr } from "../domain/NullOr.ts"
@@ -82,6 +82,8 @@ export class Sources extends Context.Service<Sources, {
   getJson(key: string): Effect.Effect<string, SourceNotFound>
   /** The source's components as a tree: roots and each node's children ordered by position. */
   components(key: string): Effect.Effect<ReadonlyArray<Component>, SourceNotFound>
+  /** The same tree as the API's JSON (`ComponentList`), each component's object built by PostgreSQL (SourceJson.ts). */
+  componentsJson(key: string): Effect.Effect<string, SourceNotFound>
   /**
    * The components a check writes rows for (not groups), ordered by position, with the provider's id that
    * names them in ClickHouse: what the history of a source needs to name its strips.
@@ -95,7 +97,7 @@ export class Sources extends Context.Service<Sources, {
   static readonly layer = Layer.effect(Sources, Effect.gen(function*() {
     const sql = yield* SqlClient
     const decodeJsonRows = rowsOf("sources", JsonRow)
-    const decodeComponents = Schema.decodeUnknownEffect(Schema.Array(ComponentRow))
+    const decodeComponentJsonRows = Schema.decodeUnknownEffect(Schema.Array(Schema.Union([ComponentJsonRow, NoComponentRow])))
 
     // The one place that decides which sources this API shows.
     const visible = sql.literal(publicSourceCondition)
@@ -158,16 +160,19 @@ export class Sources extends Context.Service<Sources, {
           Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(new SourceNotFound({ key })) : Effect.succeed(rows[0]))
         )
 
-    // One statement: the source (no row: not found) and its components (one row with no component: none).
-    const components = fnWhenTracing("Sources.components")(Effect.fnUntraced(function*(key: string) {
+    // One statement: the source (no row: not found) and its components' JSON (one row with no component:
+    // none), nested here as text (decision 0026): no object per component is decoded or encoded.
+    const componentsJson = fnWhenTracing("Sources.componentsJson")(Effect.fnUntraced(function*(key: string) {
       if (!isSourceKey(key)) return yield* new SourceNotFound({ key })
-      const rows = yield* sql<{ id: string | null }>`
-        SELECT c.id, c.parent_id, c.name, c.description, c.status, c.is_group, c.region
+      const rows = yield* sql`
+        SELECT c.id, c.parent_id, CASE WHEN c.id IS NULL THEN NULL ELSE ${sql.literal(componentJson("c"))} END AS json
         FROM sources s LEFT JOIN components c ON c.source_id = s.id
         WHERE ${sql.and([visible, sql`s.key = ${key}`])}
-        ORDER BY c.position, c.name, c.id`.pipe(Effect.orDie)
+        ORDER BY c.position, c.name, c.id`.pipe(Effect.flatMap(decodeComponentJsonRows), Effect.orDie)
       if (rows.length === 0) return yield* new SourceNotFound({ key })
-      return componentTree(yield* decodeComponents(rows.filter((r) => r.id !== null)).pipe(Effect.orDie))
+      const roots = nestRows(rows.filter((r): r is ComponentJsonRow => r.id !== null), (row, children: ReadonlyArray<string>) =>
+        withChildren(row.json, children))
+      return `{"data":[${roots.join(",")}]}`
     }))
 
     const decodeChecked = Schema.decodeUnknownEffect(Schema.Array(CheckedComponent))
@@ -271,12 +276,14 @@ export class Sources extends Context.Service<Sources, {
     const cached = makeMicroCache(ttlMs)
     const cachedList = (options: ListOptions) => cached(`list:${JSON.stringify(options)}`, listJson(options))
     const cachedGet = (key: string) => cached(`get:${key}`, getJson(key))
+    const cachedComponents = (key: string) => cached(`components:${key}`, componentsJson(key))
     return Sources.of({
       list: (options) => cachedList(options).pipe(Effect.flatMap(decodeSourceList)),
       listJson: cachedList,
       get: (key) => cachedGet(key).pipe(Effect.flatMap(decodeSource)),
       getJson: cachedGet,
-      components: (key) => cached(`components:${key}`, components(key)),
+      components: (key) => cachedComponents(key).pipe(Effect.flatMap(decodeComponentList), Effect.map((list) => list.data)),
+      componentsJson: cachedComponents,
       checkedComponents: (key) => cached(`checked:${key}`, checkedComponents(key)),
       incidents: (key, page) => cached(`incidents:${key}:${page.cursor ?? ""}:${page.limit ?? ""}`, incidents(key, page)),
       maintenances: (key, page) =>
@@ -294,6 +301,8 @@ const decodeSourceList = (json: string) => decodeSourceListJson(json).pipe(Effec
 const decodeSourceListJson = Schema.decodeUnknownEffect(Schema.fromJsonString(SourceList))
 const decodeSource = (json: string) => decodeSourceJson(json).pipe(Effect.orDie)
 const decodeSourceJson = Schema.decodeUnknownEffect(Schema.fromJsonString(SourceSchema))
+const decodeComponentList = (json: string) => decodeComponentListJson(json).pipe(Effect.orDie)
+const decodeComponentListJson = Schema.decodeUnknownEffect(Schema.fromJsonString(ComponentList))
 
 /** Selects `column` as `cursor_at`, to the microsecond as PostgreSQL keeps it (services/orgs/Paging.ts). */
 const micros = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`
@@ -355,28 +364,30 @@ export const CheckedComponent = Schema.Struct({
 })
 export type CheckedComponent = typeof CheckedComponent.Type
 
-const ComponentRow = Schema.Struct({
+/** A component's id, parent and JSON without its children (SourceJson.ts `componentJson`). */
+const ComponentJsonRow = Schema.Struct({
   id: Schema.String,
   parent_id: Schema.NullOr(Schema.String),
-  name: Schema.String,
-  description: Schema.String,
-  status: ComponentStatus,
-  is_group: Schema.Boolean,
-  region: Schema.NullOr(Schema.String)
+  json: Schema.String
 })
-type ComponentRow = typeof ComponentRow.Type
+type ComponentJsonRow = typeof ComponentJsonRow.Type
+/** The source's row joined to no component. */
+const NoComponentRow = Schema.Struct({ id: Schema.Null, parent_id: Schema.Null, json: Schema.Null })
 
 /** `%`, `_` and the escape character itself match literally in a LIKE pattern. */
 export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 /**
- * Nests components by `parent_id`, keeping the order of `rows` among siblings.
- * A component whose parent is missing is a root; a cycle (which the schema
- * does not forbid) is cut where it is first entered, so no component is lost.
+ * Nests rows by `parent_id`, keeping the order of `rows` among siblings; `build` makes a node of a row
+ * and its children's nodes. A row whose parent is missing is a root; a cycle (which the schema does
+ * not forbid) is cut where it is first entered, so no row is lost.
  */
-export const componentTree = (rows: ReadonlyArray<ComponentRow>): ReadonlyArray<Component> => {
+export const nestRows = <R extends { readonly id: string; readonly parent_id: string | null }, T>(
+  rows: ReadonlyArray<R>,
+  build: (row: R, children: ReadonlyArray<T>) => T
+): Array<T> => {
   const ids = new Set(rows.map((r) => r.id))
-  const children = new Map<string, Array<ComponentRow>>()
+  const children = new Map<string, Array<R>>()
   for (const row of rows) {
     if (row.parent_id === null || !ids.has(row.parent_id)) continue
     const siblings = children.get(row.parent_id)
@@ -384,15 +395,14 @@ export const componentTree = (rows: ReadonlyArray<ComponentRow>): ReadonlyArray<
     else siblings.push(row)
   }
   const placed = new Set<string>()
-  const build = (row: ComponentRow): Component => {
+  const node = (row: R): T => {
     placed.add(row.id)
-    const { parent_id: _parent, ...fields } = row
     const kids = (children.get(row.id) ?? []).filter((c) => !placed.has(c.id))
     for (const kid of kids) placed.add(kid.id)
-    return { ...fields, children: kids.map(build) }
+    return build(row, kids.map(node))
   }
-  const roots = rows.filter((r) => r.parent_id === null || !ids.has(r.parent_id)).map(build)
+  const roots = rows.filter((r) => r.parent_id === null || !ids.has(r.parent_id)).map(node)
   // Whatever a cycle kept out of reach becomes a root, in row order.
-  for (const row of rows) if (!placed.has(row.id)) roots.push(build(row))
+  for (const row of rows) if (!placed.has(row.id)) roots.push(node(row))
   return roots
 }

@@ -10,7 +10,7 @@ import * as MemoryBus from "../../services/platform/Bus/Memory.ts"
 import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
 import { Api } from "../../services/domain/api/Api.ts"
 import { type ErrorBody, InvalidParameter, NotFound } from "../../services/domain/api/Errors.ts"
-import { type Component, type ComponentList, type Source, type SourceList, SourceList as SourceListSchema } from "../../services/domain/api/Sources.ts"
+import { type Component, type ComponentList, ComponentList as ComponentListSchema, type Source, type SourceList, SourceList as SourceListSchema } from "../../services/domain/api/Sources.ts"
 import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { apiClickHouse } from "../support/api.ts"
@@ -174,7 +174,7 @@ const seed = Layer.effect(Seeded, Effect.gen(function*() {
   const storage = yield* insertComponent({ source: aws, name: "Storage", position: 2, is_group: true })
   const s3 = yield* insertComponent({ source: aws, name: "S3", position: 1, parent: storage, region: "eu-west-1", status: "degraded" })
   const glacier = yield* insertComponent({ source: aws, name: "Glacier", position: 1, parent: s3 })
-  const compute = yield* insertComponent({ source: aws, name: "Compute", position: 1, is_group: true, description: "Servers" })
+  const compute = yield* insertComponent({ source: aws, name: "Compute", position: 1, is_group: true, description: "Servers \"EC2\" & λ\\\n" })
   const ec2 = yield* insertComponent({ source: aws, name: "EC2", position: 2, parent: compute, region: "us-east-1", status: "critical" })
   const lambda = yield* insertComponent({ source: aws, name: "Lambda", position: 1, parent: compute })
   const consoleId = yield* insertComponent({ source: aws, name: "Console", position: 0, status: "maintenance" })
@@ -524,7 +524,7 @@ describe("sources API", () => {
           data: [
             leaf("Console", { status: "maintenance" }),
             leaf("Compute", {
-              description: "Servers",
+              description: "Servers \"EC2\" & λ\\\n",
               is_group: true,
               children: [leaf("Lambda"), leaf("EC2", { status: "critical", region: "us-east-1" })]
             }),
@@ -534,6 +534,10 @@ describe("sources API", () => {
             })
           ]
         })
+        // PostgreSQL builds each component's JSON, nested as text (decision 0026): exactly `ComponentList`'s.
+        assert.match(r.contentType ?? "", /^application\/json/)
+        const decoded = Schema.decodeUnknownSync(ComponentListSchema)(r.body, { onExcessProperty: "error" })
+        assert.deepStrictEqual(Schema.encodeSync(ComponentListSchema)(decoded), r.body)
         // Neither a parent elsewhere nor a cycle loses a component or loops.
         const github = yield* components("github")
         assert.deepStrictEqual(github.body, { data: [leaf("Actions"), leaf("Pages", { children: [leaf("API")] })] })

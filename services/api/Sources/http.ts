@@ -24,11 +24,7 @@ export const SourcesHttpNoDeps = HttpApiBuilder.group(
       // The JSON PostgreSQL built, answered as it is (decision 0026); the endpoint's Schema documents it.
       list: ({ query }) => listSourcesJson(query).pipe(withServices, Effect.map(jsonResponse)),
       get: ({ params }) => sources.getJson(params.key).pipe(Effect.map(jsonResponse), Effect.mapError(notFound)),
-      components: ({ params }) =>
-        sources.components(params.key).pipe(
-          Effect.map((data) => ({ data })),
-          Effect.mapError(notFound)
-        ),
+      components: ({ params }) => sources.componentsJson(params.key).pipe(Effect.map(jsonResponse), Effect.mapError(notFound)),
       incidents: ({ params, query }) =>
         sources.incidents(params.key, query).pipe(
           Effect.catchTag("SourceNotFound", (e) => Effect.fail(notFound(e)))
