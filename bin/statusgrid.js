@@ -26,9 +26,10 @@ if (Number(growing) > 0 && !process.execArgv.some((a) => a.startsWith("--heap-gr
 // The young generation's size (README, Configuration: HEAP_SEMI_SPACE_MB; decision 0027). V8 reads it
 // only when the heap is made, so the process replaces itself (`process.execve`: the same pid, the same
 // arguments) with the flag added. `statusgrid runner` at 40,000 sources: half the collection time, the
-// checks in flight dying young instead of being promoted. `statusgrid start` keeps V8's own for the
-// memory of the embedded default (60,000 website monitors under 1 GB) unless this is set.
-const semiDefault = process.argv[2] === "runner" || process.argv[2] === "http" ? "64" : "0"
+// checks in flight dying young instead of being promoted. The other commands keep V8's own unless this
+// is set: `statusgrid start` for the embedded default's memory (60,000 website monitors under 1 GB),
+// `statusgrid http` because neither the crowd ingest nor the API mix measured faster with it.
+const semiDefault = process.argv[2] === "runner" ? "64" : "0"
 const semi = process.env.HEAP_SEMI_SPACE_MB ?? semiDefault
 if (!/^\d{1,4}$/.test(semi) || Number(semi) > 1024) {
   console.error(`statusgrid: HEAP_SEMI_SPACE_MB must be a whole number from 0 to 1024 (0: V8's own choice); it is "${semi}".`)
