@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import type { Snapshot } from "./Snapshot.ts"
-import { eventsBetween, fingerprint, Observation, observe } from "./Changes.ts"
+import { Compared, eventsBetween, fingerprint, keep, Observation, observe, observedOf } from "./Changes.ts"
 
 const at = new Date("2026-11-22T01:00:00.000Z")
 const source = { key: "github", name: "GitHub" }
@@ -131,5 +131,43 @@ describe("eventsBetween", () => {
   it("the fingerprint ignores nothing that matters and nothing that does not change", () => {
     assert.strictEqual(fingerprint(base), fingerprint({ ...base, warnings: ["x"], description: "Other words" }))
     assert.notStrictEqual(fingerprint(base), fingerprint({ ...base, incidents: [incident] }))
+  })
+
+  it("what a shard keeps of an observation gives the events, ids and since the observation gives, without its wording", () => {
+    const m = { id: "m1", title: "DB", status: "in_progress" as const, scheduled_for: "2026-11-23T00:00:00.000Z", scheduled_until: null, components: ["api"], url: "https://x/m1" }
+    const worded: Snapshot = {
+      ...base,
+      status: "degraded",
+      components: [base.components[0]!, { ...base.components[1]!, description: "The REST API", status: "degraded", region: "eu" }],
+      incidents: [{ ...incident, url: "https://x/inc1", updates: [{ id: "u1", status: "investigating", body: "We are looking into it.", created_at: incident.created_at }] }],
+      maintenances: [m]
+    }
+    // Its API component degraded an hour after the rest was first seen, so the two components' since differ.
+    const observed = observe(source, seen({ ...worded, components: base.components }), worded, at).observation
+    const kept = keep(observed)
+    assert.strictEqual(JSON.stringify(kept).includes("REST API"), false)
+    assert.strictEqual(JSON.stringify(kept).includes("looking into"), false)
+    assert.deepStrictEqual(kept.components, [
+      { id: "g", status: "operational", is_group: true, region: null, since: firstSeen.toISOString() },
+      { id: "api", status: "degraded", is_group: false, region: "eu", since: at.toISOString() }
+    ])
+    assert.deepStrictEqual(observedOf(kept).since, observed.since)
+    const later = new Date("2026-11-22T02:00:00.000Z")
+    const nexts: ReadonlyArray<Snapshot> = [
+      base,
+      { ...worded, incidents: [{ ...incident, status: "resolved", resolved_at: later.toISOString() }] },
+      { ...worded, incidents: [{ ...incident, status: "identified", update_count: 2 }], maintenances: [{ ...m, status: "completed" }] },
+      { ...worded, components: [{ ...base.components[0]!, status: "critical" }, worded.components[1]!] }
+    ]
+    // The publisher's backlog spilled to disk and read back holds the same Compared.
+    const readBack = Schema.decodeUnknownSync(Compared)(JSON.parse(JSON.stringify(kept)))
+    for (const next of nexts) {
+      const full = observe(source, observed, next, later)
+      assert.isAbove(full.events.length, 0)
+      const fromKept = observe(source, observedOf(kept), next, later)
+      assert.deepStrictEqual(fromKept.events, full.events)
+      assert.deepStrictEqual(fromKept.observation.since, full.observation.since)
+      assert.deepStrictEqual(eventsBetween(source, { snapshot: readBack, since: observed.since }, next, later), full.events)
+    }
   })
 })

@@ -1,7 +1,8 @@
 import { Schema } from "effect"
 import { createHash } from "node:crypto"
 import type { StatusEvent } from "./Event.ts"
-import { Snapshot, type SnapshotIncident, type SnapshotMaintenance, Timestamp } from "./Snapshot.ts"
+import { Snapshot, SnapshotComponent, SnapshotIncident, SnapshotMaintenance, Timestamp } from "./Snapshot.ts"
+import { SourceStatus } from "./Status.ts"
 
 export interface SourceRef {
   readonly key: string
@@ -28,6 +29,103 @@ export type Since = typeof Since.Type
 export const Observation = Schema.Struct({ snapshot: Snapshot, since: Since })
 export type Observation = typeof Observation.Type
 
+const maintenanceOf = (m: Compared["maintenances"][number]) => ({
+  id: m.id,
+  title: m.title,
+  status: m.status,
+  scheduled_for: m.scheduled_for,
+  scheduled_until: m.scheduled_until
+})
+
+const incidentOf = (i: Compared["incidents"][number]) => ({
+  id: i.id,
+  title: i.title,
+  status: i.status,
+  impact: i.impact,
+  created_at: i.created_at,
+  resolved_at: i.resolved_at,
+  update_count: i.update_count,
+  components: i.components
+})
+
+/**
+ * What comparing a snapshot with the next one reads of it (`eventsBetween`, `sinceOf`, the publisher's
+ * delta) and what a check's row repeats when the source answers 304: its statuses and the facts of its
+ * incidents and maintenances, without their wording (component descriptions, incident updates). A
+ * shard keeps this of each source's last snapshot rather than the snapshot (decision 0028); every
+ * `Snapshot` is one.
+ */
+export const Compared = Schema.Struct({
+  status: SourceStatus,
+  components: Schema.Array(Schema.Struct({
+    id: SnapshotComponent.fields.id,
+    status: SnapshotComponent.fields.status,
+    is_group: SnapshotComponent.fields.is_group,
+    region: SnapshotComponent.fields.region
+  })),
+  incidents: Schema.Array(Schema.Struct({
+    id: SnapshotIncident.fields.id,
+    title: SnapshotIncident.fields.title,
+    status: SnapshotIncident.fields.status,
+    impact: SnapshotIncident.fields.impact,
+    created_at: SnapshotIncident.fields.created_at,
+    resolved_at: SnapshotIncident.fields.resolved_at,
+    update_count: SnapshotIncident.fields.update_count,
+    components: SnapshotIncident.fields.components
+  })),
+  maintenances: Schema.Array(Schema.Struct({
+    id: SnapshotMaintenance.fields.id,
+    title: SnapshotMaintenance.fields.title,
+    status: SnapshotMaintenance.fields.status,
+    scheduled_for: SnapshotMaintenance.fields.scheduled_for,
+    scheduled_until: SnapshotMaintenance.fields.scheduled_until
+  }))
+})
+export type Compared = typeof Compared.Type
+
+/** An observation as comparing it reads it: its `Compared` and since when each status has held. */
+export interface Observed {
+  readonly snapshot: Compared
+  readonly since: Since
+}
+
+/**
+ * What a shard keeps of a source's last observation (decision 0028): its `Compared`, with since when
+ * the source's status and each component's have held, in place of the snapshot and its `Since` (a
+ * record keyed by component id, which V8 keeps as a dictionary, 1-2 KB a source).
+ */
+export interface Kept extends Compared {
+  readonly since: Timestamp
+  /** `since` null where the observation's `Since` had no entry for the component (as `eventsBetween` reads it). */
+  readonly components: ReadonlyArray<Compared["components"][number] & { readonly since: Timestamp | null }>
+}
+
+/** `observation` as a shard keeps it: new objects holding only what comparing reads, equal times shared. */
+export const keep = ({ snapshot, since }: Observed): Kept => {
+  const times = new Map<string, string>()
+  const shared = (time: string | undefined): string | null => {
+    if (time === undefined) return null
+    const known = times.get(time)
+    if (known !== undefined) return known
+    times.set(time, time)
+    return time
+  }
+  return {
+    status: snapshot.status,
+    since: since.source,
+    components: snapshot.components.map((c) => ({ id: c.id, status: c.status, is_group: c.is_group, region: c.region, since: shared(since.components[c.id]) })),
+    incidents: snapshot.incidents.map(incidentOf),
+    maintenances: snapshot.maintenances.map(maintenanceOf)
+  }
+}
+
+/** What `keep` kept, as the observation `eventsBetween` and `sinceOf` compare with (built only when a snapshot changed). */
+export const observedOf = (kept: Kept): Observed => {
+  const components: Record<string, Timestamp> = {}
+  for (const c of kept.components) if (c.since !== null) components[c.id] = c.since
+  return { snapshot: kept, since: { source: kept.since, components } }
+}
+
 /** A stable id for one observed change, so that the same change seen twice gets the same id. */
 const eventId = (parts: ReadonlyArray<string | number | null>): string =>
   createHash("sha256").update(parts.join("\u0000")).digest("base64url").slice(0, 22)
@@ -45,27 +143,8 @@ export const fingerprint = (snapshot: Snapshot): string =>
     snapshot.regions.map((r) => [r.region, r.status])
   ])).digest("base64")
 
-const maintenanceOf = (m: SnapshotMaintenance) => ({
-  id: m.id,
-  title: m.title,
-  status: m.status,
-  scheduled_for: m.scheduled_for,
-  scheduled_until: m.scheduled_until
-})
-
-const incidentOf = (i: SnapshotIncident) => ({
-  id: i.id,
-  title: i.title,
-  status: i.status,
-  impact: i.impact,
-  created_at: i.created_at,
-  resolved_at: i.resolved_at,
-  update_count: i.update_count,
-  components: i.components
-})
-
 /** The `since` of `next`: unchanged statuses keep theirs, changed and new ones start at `at`. */
-export const sinceOf = (previous: Observation | undefined, next: Snapshot, at: Date): Since => {
+export const sinceOf = (previous: Observed | undefined, next: Snapshot, at: Date): Since => {
   const timestamp = at.toISOString()
   if (!previous) {
     return { source: timestamp, components: Object.fromEntries(next.components.map((c) => [c.id, timestamp])) }
@@ -86,7 +165,7 @@ export const sinceOf = (previous: Observation | undefined, next: Snapshot, at: D
  */
 export const observe = (
   source: SourceRef,
-  previous: Observation | undefined,
+  previous: Observed | undefined,
   next: Snapshot,
   at: Date
 ): { readonly events: Array<StatusEvent>; readonly observation: Observation } => ({
@@ -104,7 +183,7 @@ export const observe = (
  */
 export const eventsBetween = (
   source: SourceRef,
-  observed: Observation,
+  observed: Observed,
   next: Snapshot,
   at: Date
 ): Array<StatusEvent> => {

@@ -3,6 +3,7 @@ import { positiveInt } from "./Settings.ts"
 import * as Path from "node:path"
 import { type MonitorDelta, MonitorEvent, type SourceDelta, StatusEvent } from "../domain/Event.ts"
 import { MonitorState } from "../domain/Monitor.ts"
+import { Compared } from "../domain/Changes.ts"
 import { Snapshot } from "../domain/Snapshot.ts"
 import { Bus, type BusError } from "./Bus.ts"
 import { RedisKeys } from "./RedisKeys.ts"
@@ -38,7 +39,8 @@ export const PendingChange = Schema.Union([
   Schema.Struct({
     kind: Schema.Literal("source"),
     key: Schema.String,
-    previous: Schema.NullOr(Snapshot),
+    /** What the delta reads of the snapshot before (a full one, spilled by an earlier version, decodes as one). */
+    previous: Schema.NullOr(Compared),
     snapshot: Snapshot,
     events: Schema.Array(StatusEvent),
     at: Schema.String
@@ -80,7 +82,7 @@ export class Publisher extends Context.Service<Publisher, {
   /** Accepts a changed snapshot (state, delta, events) for the bus; fails only when neither memory nor disk takes it. */
   handOver(
     key: string,
-    previous: Snapshot | undefined,
+    previous: Compared | undefined,
     snapshot: Snapshot,
     events: ReadonlyArray<StatusEvent>,
     at: Date
@@ -88,7 +90,7 @@ export class Publisher extends Context.Service<Publisher, {
   /** `handOver`, dying when the change cannot be kept. */
   changed(
     key: string,
-    previous: Snapshot | undefined,
+    previous: Compared | undefined,
     snapshot: Snapshot,
     events: ReadonlyArray<StatusEvent>,
     at: Date
@@ -299,7 +301,7 @@ export class Publisher extends Context.Service<Publisher, {
       const offer = (change: PendingChange) =>
         queue.offer(change).pipe(Effect.andThen(Queue.offer(wake, undefined)), Effect.asVoid)
 
-      const handOver = (key: string, previous: Snapshot | undefined, snapshot: Snapshot, events: ReadonlyArray<StatusEvent>, at: Date) =>
+      const handOver = (key: string, previous: Compared | undefined, snapshot: Snapshot, events: ReadonlyArray<StatusEvent>, at: Date) =>
         offer({ kind: "source", key, previous: previous ?? null, snapshot, events, at: at.toISOString() })
 
       return Publisher.of({

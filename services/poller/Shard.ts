@@ -132,7 +132,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
         existing.source = source
         existing.adapter = adapter
         if (moved) {
-          existing.bodies.clear()
+          existing.bodies = undefined
           existing.readHere = false
           queue.set(source.key, now)
         } else if (existing.intervalMs !== intervalMs) {

@@ -1,9 +1,10 @@
 import { Clock, Effect } from "effect"
+import { deflateRawSync, inflateRawSync } from "node:zlib"
 import type { Adapter, Fetched, SourceConfig } from "../adapters/Adapter.ts"
 import { detect } from "../adapters/detect.ts"
 import { Fetcher } from "../adapters/Fetcher.ts"
 import { adapterFor } from "../adapters/registry.ts"
-import { fingerprint, type Observation, observe, type Since } from "../domain/Changes.ts"
+import { type Compared, fingerprint, keep, type Kept, type Observation, observe, observedOf } from "../domain/Changes.ts"
 import type { CheckResultRow } from "../domain/CheckResult.ts"
 import type { Snapshot } from "../domain/Snapshot.ts"
 import { Publisher } from "../platform/Publisher.ts"
@@ -24,12 +25,12 @@ export interface SourceEntry {
   detectFailures: number
   intervalMs: number
   /**
-   * The last snapshot handed over to the bus (advanced only once the publisher accepted the change); before
-   * this shard's first, the one saved in PostgreSQL before it started.
+   * What comparing reads of the last observation handed over to the bus (advanced only once the
+   * publisher accepted the change), with since when its statuses have held; before this shard's first,
+   * of the one saved in PostgreSQL before it started. Not the snapshot itself: its wording
+   * (descriptions, incident updates) and its `Since` record were most of a shard's memory (decision 0028).
    */
-  last: Snapshot | undefined
-  /** Since when the statuses of `last` have held (with `last`) */
-  since: Since | undefined
+  last: Kept | undefined
   lastFingerprint: string | undefined
   /**
    * Whether this shard has parsed a snapshot of the source yet. Until it has, its requests are not
@@ -42,11 +43,35 @@ export interface SourceEntry {
    * even when that check is answered 304 Not Modified (the body it came from is not read again).
    */
   pending: Snapshot | undefined
-  /** last body of each endpoint of a multi-document provider, reused when it answers 304 and another changed */
-  bodies: Map<string, Fetched>
+  /**
+   * The last body of each endpoint of a multi-document provider, reused when it answers 304 and another
+   * changed; deflated (decision 0028). Undefined for single-document providers and until a first body.
+   */
+  bodies: Map<string, KeptBody> | undefined
   /** The documents to read, for the source and adapter they were listed for (the same strings every check). */
   endpoints: Endpoints | undefined
 }
+
+/** A body kept for reuse, deflated: bodies were a tenth of a shard's memory, and most never serve again. */
+export interface KeptBody {
+  readonly status: number
+  readonly contentType: string
+  readonly deflated: Uint8Array
+}
+
+const emptyBody = new Uint8Array()
+
+const keptBody = (fetched: Fetched): KeptBody => ({
+  status: fetched.status,
+  contentType: fetched.contentType,
+  // Copied out: the deflated bytes are a view of zlib's 16 KB output chunk, which would stay alive with them.
+  deflated: new Uint8Array(deflateRawSync(fetched.body, { level: 1 }))
+})
+
+const bodyOf = (url: string, kept: KeptBody | undefined): Fetched =>
+  kept === undefined
+    ? { url, status: 0, contentType: "", body: emptyBody }
+    : { url, status: kept.status, contentType: kept.contentType, body: inflateRawSync(kept.deflated) }
 
 interface Endpoints {
   readonly source: PolledSource
@@ -77,12 +102,11 @@ export const sourceEntry = (
   adapter,
   detectFailures: 0,
   intervalMs,
-  last: observed?.snapshot,
-  since: observed?.since,
+  last: observed && keep(observed),
   lastFingerprint: observed && fingerprint(observed.snapshot),
   readHere: false,
   pending: undefined,
-  bodies: new Map(),
+  bodies: undefined,
   endpoints: undefined
 })
 
@@ -104,7 +128,6 @@ export interface SourceCheck {
   readonly detectThenCheck: (entry: SourceEntry, plannedDue: number) => Effect.Effect<void>
 }
 
-const emptyBody = new Uint8Array()
 
 /** Catalog sources are the operator's: read without the address guard (organizations' sources are guarded; decision 0009). */
 const trustedGet = { trusted: true } as const
@@ -116,8 +139,8 @@ interface ComponentColumns {
 }
 const noComponents: ComponentColumns = { ids: [], statuses: [], regions: [] }
 /** A snapshot's leaf components as a row's parallel arrays; built once per snapshot, which most checks (304s) repeat. */
-const columnsOf = new WeakMap<Snapshot, ComponentColumns>()
-const componentColumns = (snapshot: Snapshot): ComponentColumns => {
+const columnsOf = new WeakMap<Compared, ComponentColumns>()
+const componentColumns = (snapshot: Compared): ComponentColumns => {
   const known = columnsOf.get(snapshot)
   if (known !== undefined) return known
   const ids: Array<string> = []
@@ -146,7 +169,7 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
   const clock = yield* Clock.Clock
 
   /** One row per check: the source's, with its leaf components in parallel arrays (decision 0016). */
-  const rowOf = (entry: SourceEntry, snapshot: Snapshot | undefined, at: Date, latencyMs: number, httpStatus: number, bytes: number, error: string): CheckResultRow => {
+  const rowOf = (entry: SourceEntry, snapshot: Compared | undefined, at: Date, latencyMs: number, httpStatus: number, bytes: number, error: string): CheckResultRow => {
     const { ids, statuses, regions } = snapshot === undefined ? noComponents : componentColumns(snapshot)
     return {
       checked_at: at.getTime(),
@@ -182,25 +205,29 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
       const latency = Math.max(...results.map((r) => r.latencyMs))
       const primary = results[0]
       const failed = primary?._tag === "Failed" ? primary.error : null
+      // A page read afresh, or a change still pending; undefined when the check failed or every document
+      // answered 304 with nothing pending (then the last snapshot stands: `kept`).
       let snapshot: Snapshot | undefined
+      let kept = false
       let error = failed ?? ""
       const httpStatus = primary?._tag === "Fresh" ? primary.fetched.status : primary?._tag === "NotModified" ? 304 : 0
       let bytes = 0
       if (failed === null) {
-        const unchanged = results.every((r) => r._tag === "NotModified") && (entry.pending ?? entry.last) !== undefined
-        if (unchanged) {
-          snapshot = entry.pending ?? entry.last
+        const unchanged = results.every((r) => r._tag === "NotModified")
+        if (unchanged && entry.pending !== undefined) {
+          snapshot = entry.pending
+        } else if (unchanged && entry.last !== undefined) {
+          kept = true
         } else {
           const fetched = urls.map((url, i): Fetched => {
             const r = results[i]!
             if (r._tag === "Fresh") {
               bytes += r.fetched.body.byteLength
               // Only multi-document providers need a body again when just some of their documents answer 304.
-              if (urls.length > 1 && r.fetched.status >= 200 && r.fetched.status < 300) entry.bodies.set(url, r.fetched)
+              if (urls.length > 1 && r.fetched.status >= 200 && r.fetched.status < 300) (entry.bodies ??= new Map()).set(url, keptBody(r.fetched))
               return r.fetched
             }
-            if (r._tag === "NotModified") return entry.bodies.get(url) ?? { url, status: 0, contentType: "", body: emptyBody }
-            return { url, status: 0, contentType: "", body: emptyBody }
+            return bodyOf(url, r._tag === "NotModified" ? entry.bodies?.get(url) : undefined)
           })
           const parsed = yield* adapter.parse(fetched, configOf(entry.source), at).pipe(Effect.result)
           if (parsed._tag === "Success") {
@@ -213,20 +240,23 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
           }
         }
       }
-      yield* writer.write([rowOf(entry, snapshot, at, latency, httpStatus, bytes, error)])
+      const seen = kept ? entry.last : snapshot
+      yield* writer.write([rowOf(entry, seen, at, latency, httpStatus, bytes, error)])
       // Counted once its rows are accepted, so a flush after reading the count covers every counted check.
-      stats.check("source", failed !== null || snapshot === undefined ? "failed" : httpStatus === 304 ? "not_modified" : "fresh", started - plannedDue)
+      stats.check("source", failed !== null || seen === undefined ? "failed" : httpStatus === 304 ? "not_modified" : "fresh", started - plannedDue)
       hooks.marked({ sourceId: entry.source.id, key: entry.source.key, checkedAt: at, error: error === "" ? null : error })
-      if (snapshot === undefined) return
-      // All documents unchanged (304): the same snapshot, no need to fingerprint it again.
-      const print = snapshot === entry.last ? entry.lastFingerprint : fingerprint(snapshot)
+      if (snapshot === undefined) {
+        // All documents unchanged (304): the same snapshot, no need to fingerprint it again.
+        if (kept) yield* publisher.touched(entry.source.key, at)
+        return
+      }
+      const print = fingerprint(snapshot)
       if (print === entry.lastFingerprint) {
         yield* publisher.touched(entry.source.key, at)
         return
       }
       const previous = entry.last
-      const observed: Observation | undefined = previous && entry.since && { snapshot: previous, since: entry.since }
-      const { events, observation } = observe(entry.source, observed, snapshot, at)
+      const { events, observation } = observe(entry.source, previous && observedOf(previous), snapshot, at)
       // The last snapshot moves only once the change is handed over; until then the change itself is kept.
       const handed = yield* publisher.handOver(entry.source.key, previous, snapshot, events, at).pipe(Effect.result)
       if (handed._tag === "Failure") {
@@ -238,8 +268,7 @@ export const makeSourceCheck = Effect.fn("SourceCheck.make")(function*(hooks: So
       entry.pending = undefined
       // Written once the change is handed over, so a change offered again is not recorded twice.
       yield* transitions.write(sourceTransitions(events))
-      entry.last = snapshot
-      entry.since = observation.since
+      entry.last = keep(observation)
       entry.lastFingerprint = print
       stats.changed("source")
       hooks.changed({ source: entry.source, snapshot, since: observation.since, at })

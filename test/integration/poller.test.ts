@@ -1,5 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect, Layer, Queue, Result, Stream } from "effect"
+import * as Http from "node:http"
 import { SqlClient } from "effect/sql/SqlClient"
 import { decodeDelta } from "../../services/domain/Event.ts"
 import { ClickHouse } from "../../services/platform/ClickHouse.ts"
@@ -27,6 +28,9 @@ const eventually = <A>(ms: number, check: Effect.Effect<A | undefined, unknown, 
     }
   })
 
+
+/** How long a change upstream may take to be seen: one interval and 2 s. */
+const limitOf = (intervalS: number) => intervalS * 1000 + 2000
 
 describe("poller", () => {
   layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("with the simulator", (it) => {
@@ -131,6 +135,68 @@ describe("poller", () => {
           .pipe(Effect.map((rows) => rows[0])))
         assert.strictEqual(failed.value.provider_type, null)
         assert.match(failed.value.last_error ?? "", /^detection failed: /)
+      }))
+
+    it.effect("a multi-document page whose one document changed while the other answered 304 is read with the kept body of the other", () =>
+      Effect.gen(function*() {
+        const sim = yield* Sim
+        const sql = yield* SqlClient
+        const page = sim.state.add({ key: "split-instatus", name: "Split Instatus", provider: "instatus", components: 3, groups: 0 })
+        sim.state.openIncident(page.key, { title: "Slow logins", impact: "minor" })
+        // In front of the simulator: the summary (which alone carries the incident) frozen at its first
+        // answer with its own ETag, so that it answers 304 from then on while the components document moves.
+        const served = { summary304: 0, components200: 0 }
+        let frozen: string | undefined
+        const server = yield* Effect.acquireRelease(
+          Effect.callback<Http.Server>((resume) => {
+            const s = Http.createServer((req, res) => {
+              void (async () => {
+                if (req.url === "/summary.json") {
+                  frozen ??= await (await fetch(`${page.baseUrl}/summary.json`)).text()
+                  if (req.headers["if-none-match"] === "\"frozen\"") {
+                    served.summary304++
+                    res.writeHead(304, { etag: "\"frozen\"" })
+                    return res.end()
+                  }
+                  res.writeHead(200, { "content-type": "application/json", etag: "\"frozen\"" })
+                  return res.end(frozen)
+                }
+                const upstream = await fetch(`${page.baseUrl}${req.url}`, {
+                  headers: req.headers["if-none-match"] ? { "if-none-match": req.headers["if-none-match"] } : {}
+                })
+                if (upstream.status === 200) served.components200++
+                res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "", etag: upstream.headers.get("etag") ?? "" })
+                res.end(upstream.status === 304 ? undefined : await upstream.text())
+              })()
+            })
+            s.listen(0, "127.0.0.1", () => {
+              resume(Effect.succeed(s))
+            })
+          }),
+          (s) =>
+            Effect.callback<void>((resume) => {
+              s.close(() => resume(Effect.void))
+            })
+        )
+        const port = (server.address() as { port: number }).port
+        yield* addCatalogSource(page.key, "instatus", `http://127.0.0.1:${port}/`)
+        yield* eventually(10_000, sql<{ n: number }>`
+          SELECT incidents_count AS n FROM sources WHERE key = 'split-instatus' AND components_count = 3`
+          .pipe(Effect.map((rows) => (rows[0]?.n === 1 ? true : undefined))))
+        // A check answered 304 on both, then only the components document changes.
+        yield* eventually(limitOf(intervalS), Effect.sync(() => (served.summary304 > 0 ? true : undefined)))
+        const target = page.components[0]!
+        sim.state.setComponent(page.key, target.id, { status: "critical" })
+        const seen = yield* eventually(limitOf(intervalS), sql<{ status: string; incidents: number }>`
+          SELECT c.status, s.incidents_count AS incidents FROM components c JOIN sources s ON s.id = c.source_id
+          WHERE s.key = 'split-instatus' AND c.external_id = ${target.id}`
+          .pipe(Effect.map((rows) => (rows[0]?.status === "critical" ? rows[0] : undefined))))
+        // The incident came from the summary's kept body: the summary itself was not read again.
+        assert.deepStrictEqual(seen.value, { status: "critical", incidents: 1 })
+        assert.isAtLeast(served.components200, 2)
+        const errors = yield* sql<{ error: string | null }>`
+          SELECT error FROM source_checks JOIN sources ON id = source_id WHERE key = 'split-instatus'`
+        assert.strictEqual(errors[0]?.error ?? null, null)
       }))
 
     it.effect("every check writes result rows to ClickHouse, and stats count them", () =>
