@@ -70,9 +70,16 @@ const measure = Effect.fn("bench.poller.measure")(function*(options: PollerBench
   const loopDelay = eventLoopDelay()
   const cpuStart = process.cpuUsage()
   let peak = process.memoryUsage()
+  let unsavedAtPeak = stats.unsaved()
+  let unsavedMax = unsavedAtPeak
   const sampler = setInterval(() => {
     const now = process.memoryUsage()
-    if (now.rss > peak.rss) peak = now
+    const unsaved = stats.unsaved()
+    if (unsaved > unsavedMax) unsavedMax = unsaved
+    if (now.rss > peak.rss) {
+      peak = now
+      unsavedAtPeak = unsaved
+    }
   }, 250)
 
   yield* Effect.sleep(`${options.warmupS} seconds`)
@@ -127,6 +134,8 @@ const measure = Effect.fn("bench.poller.measure")(function*(options: PollerBench
     // At the RSS peak: the JavaScript heap, and memory outside it (buffers, chDB's engine is in neither).
     at_peak_mb: { heap_used: mb(peak.heapUsed), external: mb(peak.external), array_buffers: mb(peak.arrayBuffers) },
     ...(liveHeap === undefined ? {} : { live_heap_mb: mb(liveHeap) }),
+    // Changed snapshots the shards held for PostgreSQL: at the RSS peak, and the most at any sample.
+    unsaved_snapshots: { at_peak: unsavedAtPeak, max: unsavedMax },
     simulator: sim.cpuSeconds
       ? { process: true, cpu_s: round(sim.cpuSeconds()), peak_rss_mb: sim.peakRssMb?.() ?? 0 }
       : { process: false },

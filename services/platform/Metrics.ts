@@ -47,6 +47,9 @@ export const shardStops = Metric.counter("statusgrid_shard_stops_total", {
 export const scheduled = Metric.gauge("statusgrid_scheduled", {
   description: "Sources and monitors scheduled on this process's shards"
 })
+export const unsavedSnapshots = Metric.gauge("statusgrid_unsaved_snapshots", {
+  description: "Changed snapshots this process's shards hold until PostgreSQL takes them (latest per source)"
+})
 
 // ClickHouse writers ------------------------------------------------------------------------------
 

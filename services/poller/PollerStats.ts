@@ -33,6 +33,10 @@ export class PollerStats extends Context.Service<PollerStats, {
   check(kind: Metrics.CheckKind, outcome: Metrics.CheckOutcome, lagMs: number): void
   changed(kind: Metrics.CheckKind): void
   sources(shard: number, count: number): void
+  /** How to read the number of changed snapshots `shard` holds until PostgreSQL takes them (until it stops). */
+  saving(shard: number, waiting: () => number): void
+  /** The changed snapshots this process's shards hold unsaved, now. */
+  unsaved(): number
   shardStarted(): void
   /** the shard stopped here (moved to another runner, or the runner stops): its sources no longer count */
   shardStopped(shard: number): void
@@ -59,7 +63,14 @@ export class PollerStats extends Context.Service<PollerStats, {
     let filled = 0
     let next = 0
     const perShard = new Map<number, number>()
+    const waitingPerShard = new Map<number, () => number>()
+    const unsaved = () => {
+      let total = 0
+      for (const waiting of waitingPerShard.values()) total += waiting()
+      return total
+    }
     yield* Metrics.gauges([
+      [Metrics.unsavedSnapshots, {}, unsaved],
       [Metrics.shards, {}, () => perShard.size],
       [Metrics.scheduled, {}, () => {
         let total = 0
@@ -105,6 +116,10 @@ export class PollerStats extends Context.Service<PollerStats, {
       sources: (shard, count) => {
         perShard.set(shard, count)
       },
+      saving: (shard, waiting) => {
+        waitingPerShard.set(shard, waiting)
+      },
+      unsaved,
       shardStarted: () => {
         Metrics.count(Metrics.shardStarts, {})
         shardStarts++
@@ -112,6 +127,7 @@ export class PollerStats extends Context.Service<PollerStats, {
       shardStopped: (shard) => {
         Metrics.count(Metrics.shardStops, {})
         perShard.delete(shard)
+        waitingPerShard.delete(shard)
       },
       share: () => perShard.size / Math.max(1, shards),
       snapshot: Effect.sync(read),

@@ -221,6 +221,7 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
   const run = Effect.gen(function*() {
     yield* reload
     stats.shardStarted()
+    stats.saving(options.shard, () => unsaved.size)
     yield* Effect.logInfo("shard started").pipe(Effect.annotateLogs({ shard: options.shard, sources: entries.size }))
     started = true
     // Sources added, edited or removed in PostgreSQL reach the shard within one refresh. Shards refresh

@@ -23,6 +23,7 @@ const families = [
   "statusgrid_shard_starts_total",
   "statusgrid_shard_stops_total",
   "statusgrid_scheduled",
+  "statusgrid_unsaved_snapshots",
   // ClickHouse: batch sizes, insert latency, rows, spill depth
   "statusgrid_clickhouse_batch_rows",
   "statusgrid_clickhouse_insert_seconds",
