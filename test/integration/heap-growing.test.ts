@@ -1,5 +1,5 @@
 import { assert, describe, it } from "vitest"
-import { childEnv, runCli } from "../support/process.ts"
+import { childEnv, envRefusals, runCli } from "../support/process.ts"
 
 /** `HEAP_GROWING_PERCENT` (README, Configuration), read by bin/statusgrid.js before anything else. */
 describe("HEAP_GROWING_PERCENT", () => {
@@ -9,14 +9,7 @@ describe("HEAP_GROWING_PERCENT", () => {
       assert.strictEqual(ok.code, 0, `${value}: ${ok.stderr}`)
       assert.match(ok.stdout, /statusgrid v\d/)
     }
-    for (const value of ["301", "-1", "fifty", "1e2", ""]) {
-      const refused = await runCli(["--version"], childEnv({ HEAP_GROWING_PERCENT: value }))
-      assert.strictEqual(refused.code, 1, value)
-      assert.strictEqual(refused.stdout, "", value)
-      assert.strictEqual(
-        refused.stderr,
-        `statusgrid: HEAP_GROWING_PERCENT must be a whole number from 0 to 300 (0: V8's own choice); it is "${value}".\n`
-      )
-    }
+    const { answers, refusals } = await envRefusals("HEAP_GROWING_PERCENT", ["301", "-1", "fifty", "1e2", ""], "a whole number from 0 to 300 (0: V8's own choice)")
+    assert.deepStrictEqual(answers, refusals)
   }, 60_000)
 })

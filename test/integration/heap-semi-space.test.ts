@@ -2,7 +2,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { assert, describe, it } from "vitest"
-import { childEnv, runCli } from "../support/process.ts"
+import { childEnv, envRefusals, runCli } from "../support/process.ts"
 
 /**
  * `HEAP_SEMI_SPACE_MB` (README, Configuration; decision 0027): bin/statusgrid.js re-executes the process
@@ -43,14 +43,7 @@ describe("HEAP_SEMI_SPACE_MB", () => {
   }, 60_000)
 
   it("refuses anything but a whole number from 0 to 1024 in one line, before the command runs", async () => {
-    for (const value of ["1025", "-1", "big", "6.4", ""]) {
-      const refused = await runCli(["--version"], childEnv({ HEAP_SEMI_SPACE_MB: value }))
-      assert.strictEqual(refused.code, 1, value)
-      assert.strictEqual(refused.stdout, "", value)
-      assert.strictEqual(
-        refused.stderr,
-        `statusgrid: HEAP_SEMI_SPACE_MB must be a whole number from 0 to 1024 (0: V8's own choice); it is "${value}".\n`
-      )
-    }
+    const { answers, refusals } = await envRefusals("HEAP_SEMI_SPACE_MB", ["1025", "-1", "big", "6.4", ""], "a whole number from 0 to 1024 (0: V8's own choice)")
+    assert.deepStrictEqual(answers, refusals)
   }, 60_000)
 })

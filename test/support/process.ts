@@ -120,3 +120,19 @@ export const embeddedServers = () => {
     return running
   }
 }
+
+/**
+ * What bin/statusgrid.js answers to each of `values` for `variable` before any command runs, beside what a
+ * refusal is: exit 1, nothing on stdout, one line on stderr saying what it must be (`rule`) and what it is.
+ */
+export const envRefusals = async (variable: string, values: ReadonlyArray<string>, rule: string) => {
+  const answers = []
+  for (const value of values) {
+    const { code, stdout, stderr } = await runCli(["--version"], childEnv({ [variable]: value }))
+    answers.push({ code, stdout, stderr })
+  }
+  return {
+    answers,
+    refusals: values.map((value) => ({ code: 1, stdout: "", stderr: `statusgrid: ${variable} must be ${rule}; it is "${value}".\n` }))
+  }
+}
