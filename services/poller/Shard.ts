@@ -9,6 +9,7 @@ import { PollerStats } from "./PollerStats.ts"
 import { makeSourceCheck, type SourceEntry, sourceEntry } from "./SourceCheck.ts"
 import { CheckTimes } from "./CheckTimes.ts"
 import { type SnapshotChange, SourceStore } from "./SourceStore.ts"
+import { type PackedChange, packChange, unpackChange } from "./PackedChange.ts"
 
 export interface ShardOptions {
   readonly shard: number
@@ -58,15 +59,17 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
   const permits = yield* Semaphore.make(options.concurrency)
   const running = yield* FiberSet.make()
   // Changed snapshots waiting for PostgreSQL, latest per source; written in batches outside the checks,
-  // so a slow database delays the rows of the API, never the schedule.
-  const unsaved = new Map<string, SnapshotChange>()
+  // so a slow database delays the rows of the API, never the schedule. Beyond one batch waiting, a change
+  // waits packed (decision 0029): the writer is behind, and the snapshots' objects were what grew.
+  const saveBatch = 200
+  const unsaved = new Map<string, SnapshotChange | PackedChange>()
   /** Raised when a snapshot waits for PostgreSQL; sticky, so the writer never misses one. */
   const snapshotWaiting = yield* Queue.sliding<void>(1)
   const { check, detectThenCheck } = yield* makeSourceCheck({
     shard: options.shard,
     marked: (mark) => checkTimes.record(mark),
     changed: (change) => {
-      unsaved.set(change.source.key, change)
+      unsaved.set(change.source.key, unsaved.size < saveBatch ? change : packChange(change))
       Queue.offerUnsafe(snapshotWaiting, undefined)
     },
     retryAt: (key, at) => queue.set(key, at)
@@ -183,12 +186,11 @@ export const makeShard = Effect.fn("Shard.make")(function*(options: ShardOptions
     // and a yield per check is a macrotask per check, which at 667 checks a second was measurable.
   }).pipe(Effect.forever({ disableYield: true }))
 
-  const saveBatch = 200
   const saveSnapshots = Effect.gen(function*() {
     if (unsaved.size === 0) return
     const batch: Array<SnapshotChange> = []
     for (const [key, change] of unsaved) {
-      batch.push(change)
+      batch.push("packed" in change ? unpackChange(change) : change)
       unsaved.delete(key)
       if (batch.length >= saveBatch) break
     }

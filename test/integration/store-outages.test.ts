@@ -168,6 +168,9 @@ const alertedComponents = Effect.gen(function*() {
 
 const leaves = (page: SimSource) => page.components.filter((c) => !c.is_group)
 
+/** The new description of the `i`th source's first leaf in the save-queue test. */
+const described = (i: number) => `Packed ${i}: λ \\ "quoted" & <b>\nline two`
+
 describe("store outages", () => {
   layer(TestLayer, { timeout: 300_000, excludeTestServices: true })("statusgrid behind fault proxies", (it) => {
     let pages: Array<SimSource> = []
@@ -316,5 +319,56 @@ describe("store outages", () => {
           seconds_to_recover: recoveredS
         }))
       }), 240_000)
+
+    it.effect("PostgreSQL cut while 600 more sources change: changes waiting beyond a batch wait packed and are all saved after, as observed", () =>
+      Effect.gen(function*() {
+        const sim = yield* Sim
+        const sql = yield* SqlClient
+        const stats = yield* PollerStats
+        const { postgres } = yield* Proxies
+        const count = 600
+        const queued = Array.from({ length: count }, (_, i) =>
+          sim.state.add({ key: `queue-${run}-${String(i).padStart(3, "0")}`, name: `Queue ${i}`, provider: "statuspage_io", components: 3, groups: 0 }))
+        yield* sql`INSERT INTO sources (key, name, kind, provider_type, status_page_url, check_class, poll_interval_s)
+          SELECT key, key, 'catalog', 'statuspage_io', url, 'critical', 30
+          FROM unnest(${queued.map((page) => page.key)}::text[], ${queued.map((page) => page.baseUrl)}::text[]) AS t(key, url)`
+        yield* waitFor(90_000, "the 600 sources' first snapshots saved", Effect.gen(function*() {
+          const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM sources WHERE key LIKE ${`queue-${run}-%`} AND components_count > 0`
+          return row!.n === count && stats.unsaved() === 0 ? true : undefined
+        }))
+
+        yield* Effect.promise(() => postgres.cut())
+        // Each source's first leaf goes critical, with a new description: wording only the snapshot carries.
+        queued.forEach((page, i) => {
+          leaves(page)[0]!.description = described(i)
+          sim.state.setComponent(page.key, leaves(page)[0]!.id, { status: "critical" })
+        })
+        // Two shards: about 300 changes each, so a third of each shard's wait packed behind its first batch.
+        let waitedMost = 0
+        yield* waitFor(60_000, "every change waiting for PostgreSQL", Effect.sync(() => {
+          waitedMost = Math.max(waitedMost, stats.unsaved())
+          return waitedMost >= count ? true : undefined
+        }))
+        postgres.pass()
+        const passedAt = Date.now()
+
+        // Every change as the snapshot carried it: the component's status and description, every character,
+        // in its row and in the observation the next shard compares with.
+        const keys = queued.map((page) => page.key)
+        const ids = queued.map((page) => leaves(page)[0]!.id)
+        const descriptions = queued.map((_, i) => described(i))
+        yield* waitFor(90_000, "every waiting change saved", Effect.gen(function*() {
+          const [row] = yield* sql<{ components: number; observations: number }>`
+            SELECT count(*) FILTER (WHERE c.status = 'critical' AND c.description = w.description)::int AS components,
+                   count(*) FILTER (WHERE o.snapshot @> jsonb_build_object('components', jsonb_build_array(
+                     jsonb_build_object('id', w.external_id, 'status', 'critical', 'description', w.description))))::int AS observations
+            FROM unnest(${keys}::text[], ${ids}::text[], ${descriptions}::text[]) AS w(key, external_id, description)
+            JOIN sources s ON s.key = w.key
+            JOIN components c ON c.source_id = s.id AND c.external_id = w.external_id
+            JOIN source_observations o ON o.source_id = s.id`
+          return row!.components === count && row!.observations === count && stats.unsaved() === 0 ? true : undefined
+        }))
+        console.log(JSON.stringify({ test: "postgres-outage-save-queue", changed: count, most_waiting: waitedMost, seconds_to_save: (Date.now() - passedAt) / 1000 }))
+      }), 300_000)
   })
 })
