@@ -30,7 +30,7 @@ const messages: Record<AddressClass, string> = {
 }
 
 /**
- * Limits per client address (the socket's peer) of unauthenticated requests, a minute at a time on
+ * Limits per client address (the socket's peer, or the client a trusted proxy forwarded: `TrustedProxies.ts`) of unauthenticated requests, a minute at a time on
  * the bus (Redis: one count for every process; the address is part of a key that lives 61 s):
  * `ADDRESS_SIGNIN_PER_MINUTE` (20) sign-ins and sign-ups, `ADDRESS_PUBLIC_PER_MINUTE` (1200)
  * public reads; 0 turns one off. Over the limit: 429 with Retry-After, the API's error body under

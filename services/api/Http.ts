@@ -13,6 +13,7 @@ import { ApiRoutes, listenBacklog, routerConfig } from "./ApiHttp.ts"
 import { PortalRoutesLive } from "./Portal.ts"
 import { AddressLimitsLive } from "./AddressLimits.ts"
 import { SecurityHeadersLive } from "./SecurityHeaders.ts"
+import { TrustedProxiesLive } from "./TrustedProxies.ts"
 import { MetricsRoutes } from "./MetricsRoute.ts"
 import { RequestMetricsLive } from "./RequestMetrics.ts"
 import { closeStreamsOnShutdown } from "./LiveStream.ts"
@@ -60,7 +61,8 @@ export const ReadyRoutes = HttpRouter.use(Effect.fn(function*(router) {
  */
 // Global middlewares wrap in this order: the request metrics outermost (they count the limits' 429s),
 // then SecurityHeadersLive before AddressLimitsLive, so a 429 of the limits carries the security headers
-// too (test/integration/address-limits.test.ts).
+// too (test/integration/address-limits.test.ts); the client's address behind trusted proxies before the
+// limits, which count by it.
 export const routes = Layer.mergeAll(
   HealthRoutes,
   ReadyRoutes,
@@ -69,6 +71,7 @@ export const routes = Layer.mergeAll(
   PortalRoutesLive,
   RequestMetricsLive,
   SecurityHeadersLive,
+  TrustedProxiesLive,
   AddressLimitsLive
 )
 

@@ -7,7 +7,7 @@ import { ApiKeys } from "../orgs/ApiKeys.ts"
 import { keyLimitMessage, rateLimitedResponse } from "./RateLimited.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 
-/** The caller's address: the socket's peer (statusgrid does not trust X-Forwarded-For unless told to). */
+/** The caller's address: the socket's peer, or behind a proxy of `TRUSTED_PROXIES` the client it forwarded (`TrustedProxies.ts`). */
 const remoteAddress = (request: HttpServerRequest.HttpServerRequest): string | null => {
   const address = request.remoteAddress
   const value = typeof address === "string" ? address : address._tag === "Some" ? address.value : null

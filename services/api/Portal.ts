@@ -150,7 +150,8 @@ export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const page = Effect.gen(function*() {
     const handler = portal()
     if (handler === undefined) return notBuilt(dir)
-    // The socket's peer for the pages (crowd reports count reporters by it), replacing any header of that name sent.
+    // The client's address for the pages (crowd reports count reporters by it, the audit log records it): the
+    // socket's peer or the client a trusted proxy forwarded, replacing any header of that name sent.
     const peer = peerAddress(yield* HttpServerRequest.HttpServerRequest)
     // The page's scripts carry this nonce (portal/app/entry.server.tsx); its CSP allows only them.
     const nonce = makeNonce()

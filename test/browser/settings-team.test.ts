@@ -129,7 +129,9 @@ describe("team, API keys and audit log in Chromium", () => {
     const link = /https?:\/\/\S+\/invite\/[A-Za-z0-9_-]+/.exec(body)?.[0]
     assert.isDefined(link, body)
 
-    invitee = await browser.newContext({ viewport: { width: 360, height: 740 } })
+    // The invitee's browser writes its own X-Forwarded-For (no proxy is trusted here): not an address the
+    // audit log may take, nor one it may fail on.
+    invitee = await browser.newContext({ viewport: { width: 360, height: 740 }, extraHTTPHeaders: { "x-forwarded-for": "not an address, 198.51.100.4" } })
     const other = await invitee.newPage()
     await other.goto(link!)
     await other.getByRole("link", { name: "Create an account" }).click()
@@ -147,6 +149,9 @@ describe("team, API keys and audit log in Chromium", () => {
     await row.waitFor()
     assert.strictEqual(await row.getByRole("combobox").inputValue(), "member")
     assert.strictEqual(await page.locator("tr[data-invitation='lin@example.com']").count(), 0)
+    // The join is audited with the address the server saw: the socket's peer.
+    const joined = await onDatabase(world.runtime, (sql) => sql<{ ip: string | null }>`SELECT host(ip) AS ip FROM audit_log WHERE action = 'member.joined'`)
+    assert.deepStrictEqual(joined, [{ ip: "127.0.0.1" }])
   })
 
   it("an Admin changes a role: the audit log shows it with before and after; the last Admin stays, with the service's message", async () => {

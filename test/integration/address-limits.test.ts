@@ -1,5 +1,9 @@
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { assert, describe, it } from "vitest"
-import { embeddedServers, type Running } from "../support/process.ts"
+import { freePort } from "../../bench/processes.ts"
+import { childEnv, embeddedServers, runCli, type Running } from "../support/process.ts"
 
 const start = embeddedServers()
 
@@ -12,6 +16,21 @@ const insideOneMinute = async (ms = 20_000) => {
   const left = 60_000 - (Date.now() % 60_000)
   if (left < ms) await new Promise((done) => setTimeout(done, left + 200))
 }
+
+/** A public read (`/api/v1/sources`) as a proxy forwarding `forwardedFor` sends it: its status. */
+const readAs = (server: Running, forwardedFor: string) =>
+  fetch(`${server.url}/api/v1/sources?limit=1`, { headers: { "x-forwarded-for": forwardedFor } }).then(async (r) => {
+    await r.arrayBuffer()
+    return r.status
+  })
+
+/** A crowd report of `key` as a proxy forwarding `forwardedFor` sends it. */
+const reportAs = (server: Running, key: string, forwardedFor: string) =>
+  fetch(`${server.url}/api/v1/sources/${key}/reports`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-forwarded-for": forwardedFor },
+    body: JSON.stringify({ symptom: "down" })
+  }).then(async (r) => ({ status: r.status, body: await r.json() as { counted?: boolean } }))
 
 describe("limits of unauthenticated requests", () => {
   it("per address: public reads and sign-ins each up to their limit a minute, then 429 with Retry-After; other pages are not counted", async () => {
@@ -69,4 +88,38 @@ describe("limits of unauthenticated requests", () => {
     assert.oneOf(other.status, [302, 303])
     assert.include(other.headers.get("set-cookie") ?? "", "sg_session")
   }, 90_000)
+
+  it("behind a trusted proxy (TRUSTED_PROXIES): the limits and crowd reporters count the client it forwards; without one, X-Forwarded-For is not read", async () => {
+    // The test's requests come from 127.0.0.1: the proxy.
+    const behind = await start({ ADDRESS_PUBLIC_PER_MINUTE: "3", TRUSTED_PROXIES: "10.0.0.0/8, 127.0.0.1, ::1" })
+    await insideOneMinute()
+    assert.deepStrictEqual([await readAs(behind, "203.0.113.5"), await readAs(behind, "203.0.113.6")], [200, 200])
+    const listed = await fetch(`${behind.url}/api/v1/sources?limit=1`, { headers: { "x-forwarded-for": "198.51.100.9" } })
+    const { key } = ((await listed.json()) as { data: Array<{ key: string }> }).data[0]!
+    // Two clients are two reporters; the same client again (an entry it wrote itself before its address,
+    // and a trusted proxy after it) is the same reporter, counted once.
+    assert.deepStrictEqual([
+      await reportAs(behind, key, "203.0.113.5"),
+      await reportAs(behind, key, "203.0.113.6"),
+      await reportAs(behind, key, "6.6.6.6, 203.0.113.5, 10.1.2.3")
+    ].map((r) => [r.status, r.body.counted]), [[202, true], [202, true], [202, false]])
+    // Each client has its own count of public reads: 203.0.113.5 reaches 3 (one read, the report is not one).
+    assert.deepStrictEqual([await readAs(behind, "203.0.113.5"), await readAs(behind, "203.0.113.5"), await readAs(behind, "203.0.113.5")], [200, 200, 429])
+    assert.strictEqual(await readAs(behind, "203.0.113.7"), 200)
+
+    // No proxy trusted: every request is the socket's peer, whatever it forwards.
+    const direct = await start({ ADDRESS_PUBLIC_PER_MINUTE: "3" })
+    await insideOneMinute()
+    assert.deepStrictEqual([await readAs(direct, "203.0.113.5"), await readAs(direct, "203.0.113.6"), await readAs(direct, "203.0.113.7")], [200, 200, 200])
+    assert.strictEqual(await readAs(direct, "203.0.113.8"), 429)
+  }, 120_000)
+
+  it("a TRUSTED_PROXIES entry that is not an address or a network stops the start with one line naming it", async () => {
+    const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "statusgrid-trusted-"))
+    const { code, stderr } = await runCli(["start"], childEnv({ TRUSTED_PROXIES: "127.0.0.1, 10.0.0.300/8", DATA_DIR: dataDir, PORT: String(await freePort()) }))
+    Fs.rmSync(dataDir, { recursive: true, force: true })
+    assert.strictEqual(code, 1)
+    assert.include(stderr, 'statusgrid start failed: SourceError: TRUSTED_PROXIES: "10.0.0.300/8" is not a network (CIDR, e.g. 10.0.0.0/8) [ConfigError]')
+    assert.notInclude(stderr, "    at ", "no stack trace")
+  }, 60_000)
 })

@@ -1,3 +1,5 @@
+import { isIP } from "node:net"
+import { peerHeader } from "#services/api/Crowd/http.ts"
 import { can, type Permission } from "#services/domain/Permissions.ts"
 import { Users } from "#services/identity/Users.ts"
 import { data } from "react-router"
@@ -11,8 +13,15 @@ export const organizationOf = (viewer: Viewer, slug: string | undefined) => {
   return organization
 }
 
-/** The caller's address for the audit log (the first X-Forwarded-For hop), or null. */
-export const clientIp = (request: Request): string | null => request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || null
+/**
+ * The caller's address for the audit log, as the server saw it (`peerHeader`, set by services/api/Portal.ts:
+ * the socket's peer, or the client a trusted proxy forwarded, `TRUSTED_PROXIES`), or null when it is no
+ * IP address. Never the request's own `X-Forwarded-For`, which any client writes.
+ */
+export const clientIp = (request: Request): string | null => {
+  const address = request.headers.get(peerHeader)?.replace(/^::ffff:/u, "") ?? ""
+  return isIP(address) === 0 ? null : address
+}
 
 /** The viewer as a member of the organization, as the API's session principal (the same checks as the API). */
 export const principalOf = (viewer: Viewer, organizationId: string, ip: string | null = null) =>

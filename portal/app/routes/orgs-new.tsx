@@ -7,6 +7,7 @@ import type { Route } from "./+types/orgs-new.ts"
 import { CsrfField, Field, FormError } from "../components/Forms.tsx"
 import { runEffect } from "../lib/effect.server.ts"
 import { decodeForm, fieldError, formFields } from "../lib/forms.server.ts"
+import { clientIp } from "../lib/member.server.ts"
 import { requireCsrf, requireUser } from "../lib/session.server.ts"
 
 export const meta: Route.MetaFunction = () => [{ title: "Create an organization · statusgrid" }]
@@ -23,7 +24,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const fields = formFields(form, ["name", "slug"])
   const decoded = decodeForm(OrganizationCreate, fields)
   if (!decoded.ok) return data({ values: fields, errors: decoded.errors }, { status: 400 })
-  const ip = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? null
+  const ip = clientIp(request)
   const result = await runEffect(context, request, Effect.gen(function*() {
     const created = yield* Users.use((u) => u.createOrganization(viewer.user.id, decoded.value, ip))
     yield* Sessions.use((s) => s.selectOrganization(viewer.session, created.id))

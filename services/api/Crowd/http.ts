@@ -10,10 +10,10 @@ import { SecretBox } from "../../platform/SecretBox.ts"
 import { rateLimitedResponse } from "../RateLimited.ts"
 
 /**
- * The reporter's address: the socket's peer. statusgrid has no trusted-proxy setting, so
- * X-Forwarded-For is not read (anyone could write one); behind a proxy every report comes from the
- * proxy's address until one exists (services/crowd/README.md). The portal's pages get the same
- * address in `peerHeader` (services/api/Portal.ts).
+ * The client's address: the socket's peer, or behind a proxy of `TRUSTED_PROXIES` the client it
+ * forwarded (`TrustedProxies.ts` sets the request's address before any route reads it). A client's own
+ * X-Forwarded-For is never read. The portal's pages get the same address in `peerHeader`
+ * (services/api/Portal.ts).
  */
 export const peerAddress = (request: HttpServerRequest.HttpServerRequest): string => {
   const address = request.remoteAddress

@@ -6,6 +6,7 @@ import type { Route } from "./+types/invite.ts"
 import alertsCss from "../../components/alerts/alerts.css?url"
 import { CsrfField, FormError } from "../../components/Forms.tsx"
 import { runEffect } from "../../lib/effect.server.ts"
+import { clientIp } from "../../lib/member.server.ts"
 import { optionalUser, requireCsrf } from "../../lib/session.server.ts"
 
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: alertsCss }]
@@ -36,7 +37,7 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
 /** Join: the signed-in person becomes a member with the invited role, then their new dashboard. */
 export async function action({ request, context, params }: Route.ActionArgs) {
   const viewer = await requireCsrf(context, request, await request.formData())
-  const ip = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? null
+  const ip = clientIp(request)
   const result = await runEffect(context, request, Members.use((m) => m.acceptInvitation(viewer.user.id, params.token, ip)).pipe(
     Effect.map((joined) => ({ slug: joined.organization_slug, error: undefined })),
     Effect.catchTags({
