@@ -5,6 +5,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import { createRequire } from "node:module"
 import { createServer } from "node:http"
 import { ApiRoutes, listenBacklog, routerConfig } from "../services/api/ApiHttp.ts"
+import { TrustedProxiesLive } from "../services/api/TrustedProxies.ts"
 import { TracingLive } from "../services/platform/Tracing.ts"
 import { Publisher } from "../services/platform/Publisher.ts"
 import * as Catalog from "../services/catalog/Catalog.ts"
@@ -143,11 +144,14 @@ export const runApiBench = Effect.fn("bench.api")(function*(options: ApiBenchOpt
   }
 })
 
-/** The API alone on 127.0.0.1 (no pollers: the benchmark measures the API's own throughput). */
 /** What the benchmark itself needs of the services: an organization and its API key. */
 export const apiBenchSeeding = Layer.mergeAll(Organizations.layer, ApiKeys.layer.pipe(Layer.provide(SecretBox.layer)))
 
-export const apiBenchServer = HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }).pipe(
+/**
+ * The API alone on 127.0.0.1 (no pollers: the benchmark measures the API's own throughput), with the
+ * client's address behind `TRUSTED_PROXIES` as `statusgrid http` takes it (none unless set: `--via-proxy`).
+ */
+export const apiBenchServer = HttpRouter.serve(Layer.mergeAll(ApiRoutes, TrustedProxiesLive), { disableListenLog: true, disableLogger: true, routerConfig }).pipe(
   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1", backlog: listenBacklog })),
   // The API publishes manual custom-source changes through the process's Publisher.
   Layer.provide(Publisher.layer),

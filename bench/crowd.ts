@@ -598,7 +598,9 @@ import http from "node:http"
 import readline from "node:readline"
 const rl = readline.createInterface({ input: process.stdin })
 rl.once("line", (line) => {
-  const { url, rate, warmupS, durationS, keys, addresses } = JSON.parse(line)
+  const { url, rate, warmupS, durationS, keys, addresses, proxyConnections } = JSON.parse(line)
+  // As a reverse proxy sends them: over a few kept-alive connections, each reporter in X-Forwarded-For.
+  const proxy = proxyConnections > 0 ? new http.Agent({ keepAlive: true, maxSockets: proxyConnections }) : undefined
   const u = new URL(url)
   const total = Math.round(rate * (warmupS + durationS))
   const measuredFrom = Math.round(rate * warmupS)
@@ -620,10 +622,12 @@ rl.once("line", (line) => {
   let sentAt = start
   const fire = (i) => {
     const scheduled = start + (i * 1000) / rate
+    const headers = { "content-type": "application/json", "content-length": Buffer.byteLength(body) }
     const req = http.request({
       host: u.hostname, port: u.port, path: "/api/v1/sources/" + keys[i % keys.length] + "/reports", method: "POST",
-      localAddress: addresses[i], agent: false,
-      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+      ...(proxy === undefined
+        ? { localAddress: addresses[i], agent: false, headers }
+        : { agent: proxy, headers: { ...headers, "x-forwarded-for": addresses[i] } })
     }, (res) => {
       res.resume()
       res.on("end", () => {
@@ -662,7 +666,17 @@ export interface IngestOptions {
   readonly warmupS: number
   readonly durationS: number
   readonly sources: number
+  /**
+   * 0: each report on its own connection from its own address. N: as a reverse proxy on 127.0.0.1 sends
+   * them, over N kept-alive connections with each reporter in `X-Forwarded-For` (the server trusts
+   * 127.0.0.1: `viaProxySettings`).
+   */
+  readonly proxyConnections: number
 }
+
+/** What the servers need for `--via-proxy`: the load's address as their trusted proxy (decision 0030). */
+export const viaProxySettings = (proxyConnections: number): Record<string, string> =>
+  proxyConnections > 0 ? { TRUSTED_PROXIES: "127.0.0.1" } : {}
 
 /** The API's report ingest at a fixed arrival rate, on `target` (this process's API server, or `statusgrid http` processes). */
 export const runIngest = Effect.fn("bench.crowd.ingest")(function*(o: IngestOptions, target: HttpTarget) {
@@ -705,7 +719,7 @@ export const runIngest = Effect.fn("bench.crowd.ingest")(function*(o: IngestOpti
       createInterface({ input: child.stdout! }).once("line", (line) => resolve(JSON.parse(line)))
       child.on("error", reject)
       child.on("exit", (code) => code === 0 ? undefined : reject(new Error(`the load process exited with ${code}`)))
-      child.stdin!.end(JSON.stringify({ url, rate: o.rate, warmupS: o.warmupS, durationS: o.durationS, keys, addresses }) + "\n")
+      child.stdin!.end(JSON.stringify({ url, rate: o.rate, warmupS: o.warmupS, durationS: o.durationS, keys, addresses, proxyConnections: o.proxyConnections }) + "\n")
     })
   ).pipe(Effect.ensuring(Effect.sync(() => gcObserver.disconnect())))
   const cpuS = target.cpuSeconds() - cpuBefore
@@ -729,6 +743,7 @@ export const runIngest = Effect.fn("bench.crowd.ingest")(function*(o: IngestOpti
     warmup_s: o.warmupS,
     duration_s: o.durationS,
     sources: o.sources,
+    via_proxy_connections: o.proxyConnections,
     sent: out.sent,
     answered: out.done,
     accepted_202: accepted,

@@ -7,7 +7,7 @@ import * as Path from "node:path"
 import { analyticsBenchServices, runAnalyticsBench } from "../../bench/analytics.ts"
 import { apiBenchSeeding, apiBenchServer, runApiBench } from "../../bench/api.ts"
 import { type HttpTarget, inProcessTarget, spawnHttpProcesses } from "../../bench/httpProcesses.ts"
-import { runDetection, runIngest, runServiceCheck } from "../../bench/crowd.ts"
+import { runDetection, runIngest, runServiceCheck, viaProxySettings } from "../../bench/crowd.ts"
 import { CrowdReports } from "../crowd/CrowdReports.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { runHistoryBench } from "../../bench/history.ts"
@@ -449,6 +449,12 @@ const crowd = Command.make(
     ingestDuration: count("ingest-duration", "Ingest: measured seconds of sending", 10),
     ingestWarmup: count("ingest-warmup", "Ingest: seconds of sending at the rate before the measured ones", 3, 0),
     ingestSources: count("ingest-sources", "Ingest: sources the reports are spread over", 500),
+    viaProxy: count(
+      "via-proxy",
+      "Ingest: send as a reverse proxy on 127.0.0.1 would, over N kept-alive connections with each reporter in X-Forwarded-For (the server trusts 127.0.0.1); 0: each report on its own connection from its own address",
+      0,
+      0
+    ),
     httpProcesses: httpProcessesFlag
   },
   Effect.fn(function*(o) {
@@ -479,13 +485,13 @@ const crowd = Command.make(
         inBenchEnvironment({ CROWD_REPORTS_PER_MINUTE: "100000000" }, ["CROWD_REPORTS_PER_MINUTE"])
       )
       : undefined
-    const ingestSettings = sharingSecrets(o.httpProcesses, { ...noRateLimit, CROWD_REPORTS_PER_MINUTE: "100000000" })
+    const ingestSettings = sharingSecrets(o.httpProcesses, { ...noRateLimit, CROWD_REPORTS_PER_MINUTE: "100000000", ...viaProxySettings(o.viaProxy) })
     const ingest = o.only === "all" || o.only === "ingest"
       ? yield* onTarget(o.httpProcesses, ingestSettings, (target) =>
-        runIngest({ rate: o.rate, warmupS: o.ingestWarmup, durationS: o.ingestDuration, sources: o.ingestSources }, target)).pipe(
+        runIngest({ rate: o.rate, warmupS: o.ingestWarmup, durationS: o.ingestDuration, sources: o.ingestSources, proxyConnections: o.viaProxy }, target)).pipe(
           Effect.provide(benchStoresLayer),
           Effect.scoped,
-          inBenchEnvironment(ingestSettings, ["API_RATE_LIMIT_PER_MINUTE", "ADDRESS_PUBLIC_PER_MINUTE", "ADDRESS_SIGNIN_PER_MINUTE", "CROWD_REPORTS_PER_MINUTE"])
+          inBenchEnvironment(ingestSettings, ["API_RATE_LIMIT_PER_MINUTE", "ADDRESS_PUBLIC_PER_MINUTE", "ADDRESS_SIGNIN_PER_MINUTE", "CROWD_REPORTS_PER_MINUTE", "TRUSTED_PROXIES"])
         )
       : undefined
     const command = `statusgrid bench crowd${o.only === "all" ? "" : ` --only ${o.only}`}` +
@@ -496,6 +502,7 @@ const crowd = Command.make(
       (o.only === "all" || o.only === "service" ? ` --service-sources ${o.serviceSources} --service-hours ${o.serviceHours}` : "") +
       (o.only === "all" || o.only === "ingest"
         ? ` --rate ${o.rate} --ingest-duration ${o.ingestDuration} --ingest-warmup ${o.ingestWarmup} --ingest-sources ${o.ingestSources}` +
+          (o.viaProxy > 0 ? ` --via-proxy ${o.viaProxy}` : "") +
           (o.httpProcesses > 0 ? ` --http-processes ${o.httpProcesses}` : "")
         : "")
     yield* Console.log(JSON.stringify({

@@ -8,6 +8,7 @@ import { freshDatabase, testRedisUrl } from "../support/stores.ts"
 
 interface IngestLine {
   readonly servers: unknown
+  readonly via_proxy_connections: number
   readonly sent: number
   readonly accepted_202: number
   readonly rows_stored: number
@@ -67,6 +68,17 @@ describe("statusgrid bench crowd --only ingest", () => {
       assert.strictEqual(gcs.all, slices.slices)
       assert.strictEqual(gcs.over_limit, slices.over_limit)
       assert.isAtMost(gcs.over_limit_near, gcs.over_limit)
+    }))), 180_000)
+
+  it("sends as a trusted reverse proxy would (--via-proxy): kept-alive connections, each forwarded reporter its own", () =>
+    Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const { command, ingest } = yield* smallIngest(["--via-proxy", "8"])
+      assert.match(command, /--via-proxy 8$/)
+      assert.strictEqual(ingest.via_proxy_connections, 8)
+      assert.strictEqual(ingest.accepted_202, 300)
+      // 300 reports of 300 forwarded addresses over 20 sources: 300 reporters. From the proxy's address
+      // alone they would be one reporter a source in the window, 20 rows.
+      assert.strictEqual(ingest.rows_stored, 300)
     }))), 180_000)
 
   it("refuses --http-processes on the embedded stores in one line", async () => {
