@@ -32,6 +32,23 @@ const reportAs = (server: Running, key: string, forwardedFor: string) =>
     body: JSON.stringify({ symptom: "down" })
   }).then(async (r) => ({ status: r.status, body: await r.json() as { counted?: boolean } }))
 
+/**
+ * The session cookie of a sign-up that says it came over https (`X-Forwarded-Proto: https`, as a
+ * TLS-ending proxy forwards it) from a page of `origin`: its Set-Cookie header.
+ */
+const sessionCookieAs = async (server: Running, email: string, origin: "https" | "http") => {
+  const { host } = new URL(server.url)
+  const signedUp = await fetch(`${server.url}/signup`, {
+    method: "POST",
+    body: new URLSearchParams({ name: "Someone", email, password: "correct horse battery staple" }),
+    headers: { origin: `${origin}://${host}`, "x-forwarded-for": "198.51.100.20", "x-forwarded-proto": "https" },
+    redirect: "manual"
+  })
+  await signedUp.arrayBuffer()
+  assert.oneOf(signedUp.status, [302, 303], `sign-up of ${email}`)
+  return signedUp.headers.get("set-cookie") ?? ""
+}
+
 describe("limits of unauthenticated requests", () => {
   it("per address: public reads and sign-ins each up to their limit a minute, then 429 with Retry-After; other pages are not counted", async () => {
     const server = await start({ ADDRESS_PUBLIC_PER_MINUTE: "5", ADDRESS_SIGNIN_PER_MINUTE: "3", SIGNIN_ATTEMPTS_PER_ACCOUNT: "100" })
@@ -106,12 +123,18 @@ describe("limits of unauthenticated requests", () => {
     // Each client has its own count of public reads: 203.0.113.5 reaches 3 (one read, the report is not one).
     assert.deepStrictEqual([await readAs(behind, "203.0.113.5"), await readAs(behind, "203.0.113.5"), await readAs(behind, "203.0.113.5")], [200, 200, 429])
     assert.strictEqual(await readAs(behind, "203.0.113.7"), 200)
+    // The trusted proxy ended TLS: the session cookie is Secure.
+    assert.include(await sessionCookieAs(behind, "https-behind@example.com", "https"), "; Secure")
 
     // No proxy trusted: every request is the socket's peer, whatever it forwards.
     const direct = await start({ ADDRESS_PUBLIC_PER_MINUTE: "3" })
     await insideOneMinute()
     assert.deepStrictEqual([await readAs(direct, "203.0.113.5"), await readAs(direct, "203.0.113.6"), await readAs(direct, "203.0.113.7")], [200, 200, 200])
     assert.strictEqual(await readAs(direct, "203.0.113.8"), 429)
+    // A client's own X-Forwarded-Proto does not make the cookie of a plain-HTTP request Secure.
+    const plain = await sessionCookieAs(direct, "https-claimed@example.com", "http")
+    assert.include(plain, "sg_session=")
+    assert.notInclude(plain, "Secure")
   }, 120_000)
 
   it("a TRUSTED_PROXIES entry that is not an address or a network stops the start with one line naming it", async () => {

@@ -14,9 +14,12 @@ export interface Viewer {
   readonly organizations: ReadonlyArray<UserOrganization>
 }
 
-/** The request came over https (directly, or per the proxy's X-Forwarded-Proto): the cookie gets `Secure`. */
-export const isSecure = (request: Request) =>
-  new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https"
+/**
+ * The request came over https: the cookie gets `Secure`. The request's URL is the server's view of it
+ * (services/api/Portal.ts): its scheme and host are the socket's, or those a proxy of `TRUSTED_PROXIES`
+ * forwarded (services/api/TrustedProxies.ts); a client's own X-Forwarded-Proto is never read.
+ */
+export const isSecure = (request: Request) => new URL(request.url).protocol === "https:"
 
 export const sessionCookieHeader = (request: Request, token: string) => setSessionCookie(token, { secure: isSecure(request) })
 export const clearedCookieHeader = (request: Request) => clearSessionCookie({ secure: isSecure(request) })
@@ -75,19 +78,6 @@ export const headerViewer = (viewer: Viewer): HeaderViewer => ({
   csrf: viewer.session.csrf_token,
   organizations: viewer.organizations.map((o) => ({ slug: o.slug, name: o.name }))
 })
-
-/**
- * Resource routes (not UI routes, which React Router checks itself) refuse
- * a POST whose Origin is another site's.
- */
-export const requireSameOrigin = (request: Request) => {
-  const origin = request.headers.get("origin")
-  if (origin === null) return
-  const url = new URL(request.url)
-  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host") ?? url.host
-  const proto = isSecure(request) ? "https:" : url.protocol
-  if (origin !== `${proto}//${host}`) throw data({ message: "cross-site request refused" }, { status: 403, statusText: "Forbidden" })
-}
 
 /** Where to go after sign-in: `next`, else the only organization's dashboard, else the chooser or /orgs/new. */
 export const afterSignIn = (organizations: ReadonlyArray<UserOrganization>, next: string | undefined) =>

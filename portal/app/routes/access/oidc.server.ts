@@ -47,14 +47,12 @@ export const pendingFrom = (request: Request): PendingSignIn | undefined => {
 }
 
 /**
- * The callback address registered at the provider: this server's own origin
- * (https when the proxy says so) + `/signin/<provider>/callback`.
+ * The callback address registered at the provider: this server's own origin as the request reached it
+ * (the scheme and host a proxy of `TRUSTED_PROXIES` forwarded, services/api/TrustedProxies.ts; a
+ * client's own X-Forwarded-Host is never read) + `/signin/<provider>/callback`.
  */
-export const callbackUrl = (request: Request, provider: string) => {
-  const url = new URL(request.url)
-  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host") ?? url.host
-  return `${isSecure(request) ? "https:" : url.protocol}//${host}/signin/${encodeURIComponent(provider)}/callback`
-}
+export const callbackUrl = (request: Request, provider: string) =>
+  `${new URL(request.url).origin}/signin/${encodeURIComponent(provider)}/callback`
 
 const providerNames: Readonly<Record<string, string>> = { google: "Google", microsoft: "Microsoft" }
 
