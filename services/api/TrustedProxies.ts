@@ -8,11 +8,11 @@ import { IpNetwork, NetAddress } from "effect/net"
  */
 const networkOf = (entry: string): Result.Result<IpNetwork.IpNetwork, string> => {
   if (entry.includes("/")) return Result.mapError(IpNetwork.fromString(entry), () => `${JSON.stringify(entry)} is not a network (CIDR, e.g. 10.0.0.0/8)`)
-  const address = NetAddress.ipFromString(entry)
-  if (Result.isFailure(address)) return Result.fail(`${JSON.stringify(entry)} is not an IP address or a network (CIDR)`)
-  return Result.mapError(
-    IpNetwork.fromAddress(address.success, NetAddress.isIpv4Address(address.success) ? 32 : 128),
-    () => `${JSON.stringify(entry)} is not an IP address or a network (CIDR)`
+  const notAnAddress = `${JSON.stringify(entry)} is not an IP address or a network (CIDR)`
+  return Result.flatMap(
+    Result.mapError(NetAddress.ipFromString(entry), () => notAnAddress),
+    (address) =>
+      Result.mapError(IpNetwork.fromAddress(address, NetAddress.isIpv4Address(address) ? 32 : 128), () => notAnAddress)
   )
 }
 

@@ -195,7 +195,7 @@ export default function Team({ loaderData, actionData }: Route.ComponentProps) {
         {manage ? (
           <>
             <h2>Invite someone</h2>
-            <p className="muted">They receive an e-mail with a link that works once, until the date shown above.</p>
+            <p className="muted">They receive an e-mail with a link that works once, until the invitation expires (see Expires under Open invitations).</p>
             <Form method="post" noValidate className="inline-form">
               <CsrfField />
               <input type="hidden" name="intent" value="invite" />
