@@ -42,8 +42,13 @@ const sourceCacheSize = 10_000
  */
 const corroborationCacheMs = 5_000
 
-/** How late another process's committed report is still read by the next batch, and how often a window is read whole again. */
+/**
+ * How late another process's committed report is still read, how often a source's read reaches back
+ * that far (the reads between start at its last read: this process's own rows come from RETURNING),
+ * and how often a window is read whole again.
+ */
 const windowSlackMs = 2_000
+const windowSlackEveryMs = 1_000
 const windowRefreshMs = 60_000
 
 /** A `crowd_reports` row as a batch inserts it. */
@@ -299,7 +304,7 @@ export class CrowdReports extends Context.Service<CrowdReports, {
     const baselineCacheSize = 20_000
 
     /** The windows of sources scored lately, read on from their last read (services/crowd/README.md "Windows"). */
-    const windows = makeWindows(p, { slackMs: windowSlackMs, refreshMs: windowRefreshMs, maxSources: 10_000 })
+    const windows = makeWindows(p, { slackMs: windowSlackMs, slackEveryMs: windowSlackEveryMs, refreshMs: windowRefreshMs, maxSources: 10_000 })
 
     /** The figures of one scope from its reporters of the window and usual. */
     const figures = (reporters: ScopeEvidence, usual: number, failing: number) => {
@@ -322,11 +327,11 @@ export class CrowdReports extends Context.Service<CrowdReports, {
      */
     const scoresOf = Effect.fnUntraced(function*(sources: ReadonlyArray<SourceRef>, now: number, insert?: Arr.NonEmptyReadonlyArray<ReportRow>) {
       const ids = [...new Set(sources.map((s) => s.id))]
-      // The windows' reports: the sources read lately only from their last read (`CrowdWindows`).
+      // The windows' reports: the sources read lately each only from its last read (`CrowdWindows`).
       const read = windows.plan(ids, now)
       const readRanges = [
         ...(read.whole.length === 0 ? [] : [sql`(source_id IN ${sql.in(read.whole)} AND created_at > ${new Date(now - p.windowMs)})`]),
-        ...(read.from === undefined ? [] : [sql`(source_id IN ${sql.in(read.since)} AND created_at > ${new Date(read.from)})`])
+        ...read.since.map(({ id, from }) => sql`(source_id = ${id} AND created_at > ${new Date(from)})`)
       ]
       const windowRows = sql`
         SELECT source_id, (extract(epoch FROM created_at) * 1000)::float8 AS at_ms, reporter_hash, network_hash, component_id, region

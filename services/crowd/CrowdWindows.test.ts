@@ -19,20 +19,20 @@ interface Stored extends WindowRow {
 
 /** What the database answers to a planned read at `now`: rows visible at `now`, by source. */
 const answer = (db: ReadonlyArray<Stored>, read: WindowRead, now: number) => {
-  const rows = new Map<string, Array<WindowRow>>()
+  const rows = new Map<string, Array<Stored>>()
   for (const r of db) {
     if (r.committed > now || r.at > now) continue
     const whole = read.whole.includes(r.source) && r.at > now - p.windowMs
-    const since = read.from !== undefined && read.since.includes(r.source) && r.at > read.from
-    if (!whole && !since) continue
+    const since = read.since.find((s) => s.id === r.source)
+    if (!whole && !(since !== undefined && r.at > since.from)) continue
     rows.set(r.source, [...(rows.get(r.source) ?? []), r])
   }
   return rows
 }
 
-/** The counts `windowNetworks` gives from every row of the source in the window: what the kept windows must equal. */
-const truth = (db: ReadonlyArray<Stored>, source: string, now: number, scope: (r: WindowRow) => boolean) => {
-  const { networks, recent } = windowNetworks(db.filter((r) => r.source === source && r.committed <= now && scope(r)), now, p)
+/** The counts `windowNetworks` gives from the rows of the source in the window: what the kept windows must equal. */
+const truth = (rows: ReadonlyArray<Stored>, source: string, now: number, scope: (r: WindowRow) => boolean) => {
+  const { networks, recent } = windowNetworks(rows.filter((r) => r.source === source && r.committed <= now && scope(r)), now, p)
   return { networks: countReporters(networks), recent: recent!.map((n) => countReporters(n)) }
 }
 
@@ -45,9 +45,17 @@ const counts = (e: SourceEvidence) => ({
 })
 
 describe("CrowdWindows", () => {
-  it("counts each scope's reporters as windowNetworks does over the whole window, read after read", () => {
+  it("counts each scope's reporters as windowNetworks does over the rows read, read after read; every row committed is read, a late one at the next read reaching back", () => {
     const random = prng(7)
-    const windows = makeWindows(p, { slackMs: 5 * second, refreshMs: 60 * second, maxSources: 100 })
+    const windows = makeWindows(p, { slackMs: 5 * second, slackEveryMs: 3 * second, refreshMs: 60 * second, maxSources: 100 })
+    /** The rows each source's reads returned; and the `now` of its last read and of its last read reaching back (or whole). */
+    const delivered = new Map<string, Set<Stored>>()
+    const lastRead = new Map<string, number>()
+    const lastSlack = new Map<string, number>()
+    /** Rows a read starting at the last one missed (committed late), and those of them a later read reaching back found. */
+    const missed = new Set<Stored>()
+    let foundLate = 0
+    let plainReads = 0
     const db: Array<Stored> = []
     const sources = ["a", "b", "c"]
     const reporters = Array.from({ length: 40 }, (_, i) => `r${i}`)
@@ -55,7 +63,7 @@ describe("CrowdWindows", () => {
     let reads = 0
     for (let step = 0; step < 600; step++) {
       now += Math.floor(random() * 4 * second)
-      // A few reports, some committed by another process up to 4 s late (within the slack).
+      // A few reports created up to 2 s before now, some committed by another process up to 2 s after now (4 s late at most, within the slack): never before now, as they are new.
       for (let n = Math.floor(random() * 4); n > 0; n--) {
         const at = now - Math.floor(random() * 2 * second)
         const reporter = reporters[Math.floor(random() * reporters.length)]!
@@ -70,40 +78,71 @@ describe("CrowdWindows", () => {
           network: `n${Math.floor(random() * 12)}`,
           componentId: random() < 0.5 ? `c${Math.floor(random() * 3)}` : null,
           region: null,
-          committed: at + Math.floor(random() * 4 * second)
+          committed: now + Math.floor(random() * 2 * second)
         }
         db.push(row)
       }
       const ids = sources.filter(() => random() < 0.7)
       if (ids.length === 0) continue
       const read = windows.plan(ids, now)
-      const evidence = windows.apply(read, answer(db, read, now), now)
+      const answered = answer(db, read, now)
+      const evidence = windows.apply(read, answered, now)
       reads++
       for (const id of ids) {
+        const since = read.since.find((s) => s.id === id)
+        const reachesBack = since === undefined || since.slack
+        // A source read lately reaches back once `slackEveryMs` has passed since it last did.
+        if (since !== undefined) expect(since.slack).toBe(now - lastSlack.get(id)! >= 3 * second)
+        const rows = delivered.get(id) ?? new Set()
+        for (const r of answered.get(id) ?? []) {
+          if (!rows.has(r) && missed.delete(r)) foundLate++
+          rows.add(r)
+        }
+        delivered.set(id, rows)
+        // Every row committed by now is read: at once when created after the last read or committed by the
+        // last read reaching back, else at a read reaching back (a late row of another process).
+        for (const r of db) {
+          if (r.source !== id || r.committed > now || r.at <= now - p.windowMs) continue
+          const due = reachesBack || r.at > lastRead.get(id)! || r.committed <= lastSlack.get(id)!
+          if (due) expect(rows.has(r)).toBe(true)
+          else if (!rows.has(r)) missed.add(r)
+        }
+        if (!reachesBack) plainReads++
+        lastRead.set(id, now)
+        if (reachesBack) lastSlack.set(id, now)
+
         const got = counts(evidence.get(id)!)
-        expect(got.all).toEqual(truth(db, id, now, () => true))
-        for (const [component, c] of got.components) expect(c).toEqual(truth(db, id, now, (r) => r.componentId === component))
-        const reported = new Set(db.filter((r) => r.source === id && r.committed <= now && r.componentId !== null && r.at > now - p.windowMs && r.at <= now).map((r) => r.componentId))
+        const seen = [...rows]
+        expect(got.all).toEqual(truth(seen, id, now, () => true))
+        for (const [component, c] of got.components) expect(c).toEqual(truth(seen, id, now, (r) => r.componentId === component))
+        const reported = new Set(seen.filter((r) => r.componentId !== null && r.at > now - p.windowMs && r.at <= now).map((r) => r.componentId))
         expect(new Set(got.components.keys())).toEqual(reported)
       }
     }
     expect(reads).toBeGreaterThan(400)
+    // The stream exercises both kinds of read, and late rows found by reaching back.
+    expect(plainReads).toBeGreaterThan(100)
+    expect(foundLate).toBeGreaterThan(10)
   })
 
   it("reads only what is new after the first read, whole again after refreshMs, and never keeps a past moment", () => {
-    const windows = makeWindows(p, { slackMs: 5 * second, refreshMs: 60 * second, maxSources: 100 })
+    const windows = makeWindows(p, { slackMs: 5 * second, slackEveryMs: 3 * second, refreshMs: 60 * second, maxSources: 100 })
     const t = 1_700_000_000_000
-    expect(windows.plan(["a"], t)).toEqual({ whole: ["a"], since: [], from: undefined })
-    windows.apply({ whole: ["a"], since: [], from: undefined }, new Map([["a", [row(t - 1000, "x")]]]), t)
-    expect(windows.plan(["a"], t + 10 * second)).toEqual({ whole: [], since: ["a"], from: t - 5 * second })
+    expect(windows.plan(["a"], t)).toEqual({ whole: ["a"], since: [] })
+    windows.apply({ whole: ["a"], since: [] }, new Map([["a", [row(t - 1000, "x")]]]), t)
+    // 10 s later: from 5 s (the slack) before the last read reaching back (the whole one).
+    const reachingBack = { id: "a", from: t - 5 * second, slack: true }
+    expect(windows.plan(["a"], t + 10 * second)).toEqual({ whole: [], since: [reachingBack] })
     // This process's own rows (a batch's RETURNING) join the rows read, and count at once.
-    const e = windows.apply({ whole: [], since: ["a"], from: t - 5 * second }, new Map([["a", [row(t + 2 * second, "y")]]]), t + 10 * second).get("a")!
+    const e = windows.apply({ whole: [], since: [reachingBack] }, new Map([["a", [row(t + 2 * second, "y")]]]), t + 10 * second).get("a")!
     expect(countReporters(e.all.networks).reporters).toBe(2)
     // A moment before the last read: read whole, answered from those rows, the kept window untouched.
-    expect(windows.plan(["a"], t)).toEqual({ whole: ["a"], since: [], from: undefined })
-    const past = windows.apply({ whole: ["a"], since: [], from: undefined }, new Map([["a", [row(t - 1000, "x")]]]), t).get("a")!
+    expect(windows.plan(["a"], t)).toEqual({ whole: ["a"], since: [] })
+    const past = windows.apply({ whole: ["a"], since: [] }, new Map([["a", [row(t - 1000, "x")]]]), t).get("a")!
     expect(countReporters(past.all.networks).reporters).toBe(1)
-    expect(windows.plan(["a"], t + 11 * second).since).toEqual(["a"])
+    // 1 s after the read reaching back: from the last read; 3 s after it, back again.
+    expect(windows.plan(["a"], t + 11 * second).since).toEqual([{ id: "a", from: t + 10 * second, slack: false }])
+    expect(windows.plan(["a"], t + 13 * second).since).toEqual([{ id: "a", from: t + 5 * second, slack: true }])
     expect(windows.plan(["a"], t + 61 * second).whole).toEqual(["a"])
   })
 })

@@ -1,8 +1,9 @@
 /**
  * Sources' windows of reports kept in the process between scores (services/crowd/README.md
- * "Windows"). A batch reads only the rows committed since its sources' last read (less `slackMs`,
- * for reports another process committed late), not the whole window again, and a source's window
- * is read whole again every `refreshMs`. Each scope's (the source's, a component's, a region's)
+ * "Windows"). A batch reads only each source's rows created since its last read, not the whole
+ * window again; at most every `slackEveryMs` a source's read reaches back `slackMs` before the last
+ * read that did (reports another process committed late), and a source's window is read whole again
+ * every `refreshMs`. Each scope's (the source's, a component's, a region's)
  * distinct reporters by network are counted as rows enter and leave each window, so a score costs
  * the rows that moved, not the window's: a burst on one source otherwise reads and counts its
  * whole window (thousands of rows) for every batch.
@@ -23,8 +24,14 @@ export interface WindowRow {
 }
 
 export interface WindowOptions {
-  /** How far before a source's last read the next one starts: reports committed that late by another process are still read. */
+  /** How late another process's committed report is still read (by the next read reaching back). */
   readonly slackMs: number
+  /**
+   * How often a source's read reaches back `slackMs` before the last one that did; the reads between
+   * start at the last read. A report committed late (up to `slackMs`) by another process is counted
+   * within this much after its commit; one committed on time, at the next read.
+   */
+  readonly slackEveryMs: number
   /** How often a source's window is read whole again (reports committed later than `slackMs` are seen then). */
   readonly refreshMs: number
   /** Sources kept at most (the least recently read whole first dropped). */
@@ -160,18 +167,25 @@ interface Kept {
   readonly regions: Map<string, Sliding>
   /** Each row's identity (`reporter|at`: one report per reporter, source and fixed window, so per time). */
   readonly keys: Set<string>
-  /** The `now` of the last read: every row up to it, less the slack, is here. */
+  /** The `now` of the last read: every row created up to it and committed by then is here, but late ones of another process. */
   readTo: number
+  /** The `now` of the last read that reached back `slackMs` (or read whole): every row up to it, less the slack, is here. */
+  slackReadAt: number
   /** When the window was last read whole. */
   readonly readWholeAt: number
 }
 
-/** What a read must fetch: `whole` sources from the window's start, `since` the others from `from`. */
+/** One source's read after its first: rows created after `from` (exclusive); `slack` when it reaches back `slackMs`. */
+export interface SinceRead {
+  readonly id: string
+  readonly from: number
+  readonly slack: boolean
+}
+
+/** What a read must fetch: `whole` sources from the window's start, `since` the others each from its own `from`. */
 export interface WindowRead {
   readonly whole: ReadonlyArray<string>
-  readonly since: ReadonlyArray<string>
-  /** The start (exclusive) of the `since` sources' read; undefined when there are none. */
-  readonly from: number | undefined
+  readonly since: ReadonlyArray<SinceRead>
 }
 
 const noRows = (): Array<WindowRow> => []
@@ -212,24 +226,25 @@ export const makeWindows = (p: CrowdParameters, o: WindowOptions) => {
   const usable = (entry: Kept | undefined, now: number): entry is Kept =>
     entry !== undefined && now >= entry.readTo && now - entry.readWholeAt < o.refreshMs
 
-  /** Which of `ids` to read whole and which from their last read at `now`. */
+  /** Which of `ids` to read whole and which from their last read (or, every `slackEveryMs`, from before it) at `now`. */
   const plan = (ids: ReadonlyArray<string>, now: number): WindowRead => {
     const whole: Array<string> = []
-    const since: Array<string> = []
-    let from = Infinity
+    const since: Array<SinceRead> = []
     for (const id of ids) {
       const entry = kept.get(id)
-      if (usable(entry, now)) {
-        since.push(id)
-        from = Math.min(from, entry.readTo - o.slackMs)
-      } else whole.push(id)
+      if (!usable(entry, now)) {
+        whole.push(id)
+        continue
+      }
+      const slack = now - entry.slackReadAt >= o.slackEveryMs
+      since.push({ id, from: Math.max(slack ? entry.slackReadAt - o.slackMs : entry.readTo, now - p.windowMs), slack })
     }
-    return { whole, since, from: since.length === 0 ? undefined : Math.max(from, now - p.windowMs) }
+    return { whole, since }
   }
 
   /** A kept window of `rows` (in any order), read whole at `now`. */
   const keep = (rows: ReadonlyArray<WindowRow>, now: number, readWholeAt: number): Kept => {
-    const entry: Kept = { all: sliding(), components: new Map(), regions: new Map(), keys: new Set(), readTo: now, readWholeAt }
+    const entry: Kept = { all: sliding(), components: new Map(), regions: new Map(), keys: new Set(), readTo: now, slackReadAt: now, readWholeAt }
     for (const row of rows.toSorted(byTime)) {
       const key = identity(row)
       if (entry.keys.has(key)) continue
@@ -256,6 +271,7 @@ export const makeWindows = (p: CrowdParameters, o: WindowOptions) => {
         continue
       }
       const rebuilt = keep([...entry.all.inWindow(), ...fresh.slice(i)], entry.readTo, entry.readWholeAt)
+      rebuilt.slackReadAt = entry.slackReadAt
       kept.set(id, rebuilt)
       return rebuilt
     }
@@ -282,7 +298,7 @@ export const makeWindows = (p: CrowdParameters, o: WindowOptions) => {
 
   /**
    * The evidence at `now` of a read planned by `plan`: `rows` by source (the `whole` sources' whole
-   * window, the `since` sources' rows after `from`). Kept for the next read unless `now` is in the past
+   * window, each `since` source's rows after its `from`). Kept for the next read unless `now` is in the past
    * of what is kept (a score at an earlier moment reads the window whole and changes nothing).
    */
   const apply = (read: WindowRead, rows: ReadonlyMap<string, ReadonlyArray<WindowRow>>, now: number): Map<string, SourceEvidence> => {
@@ -301,9 +317,10 @@ export const makeWindows = (p: CrowdParameters, o: WindowOptions) => {
       advance(made, now)
       evidence.set(id, evidenceOf(made))
     }
-    for (const id of read.since) {
+    for (const { id, slack } of read.since) {
       const entry = merge(id, kept.get(id)!, rows.get(id) ?? [])
       advance(entry, now)
+      if (slack) entry.slackReadAt = Math.max(entry.slackReadAt, now)
       evidence.set(id, evidenceOf(entry))
     }
     return evidence
