@@ -14,10 +14,26 @@ const common = {
   connectTimeout: "10 seconds"
 } as const
 
-/** A real PostgreSQL server at `url`. */
-export const layerServer = (url: string, options: { readonly maxConnections?: number } = {}) =>
+/**
+ * How many statements of different fibers share one pooled connection of a server, written to it
+ * together (`DATABASE_PIPELINE`, decision 0031): 1 by default, as a statement waiting on a row lock
+ * would hold up those queued behind it; 8 for an HTTP process serving mostly reads.
+ */
+export const defaultPipeline = 1
+
+/**
+ * A real PostgreSQL server at `url`: a pool of `maxConnections`, each shared by up to `pipeline`
+ * statements of different fibers, written together; a transaction, stream or LISTEN still has a
+ * connection to itself.
+ */
+export const layerServer = (url: string, options: { readonly maxConnections?: number; readonly pipeline?: number } = {}) =>
   Layer.merge(
-    PgClient.layer({ ...common, url: Redacted.make(url), maxConnections: options.maxConnections ?? 10 }),
+    PgClient.layer({
+      ...common,
+      url: Redacted.make(url),
+      maxConnections: options.maxConnections ?? 10,
+      ...((options.pipeline ?? defaultPipeline) > 1 ? { multiplex: true, multiplexConcurrency: options.pipeline ?? defaultPipeline } : {})
+    }),
     Layer.succeed(PostgresBackend, PostgresBackend.of({ kind: "postgres", target: describeUrl(url) }))
   )
 
@@ -50,9 +66,12 @@ export const layerEmbedded = Layer.unwrap(Effect.gen(function*() {
 export const layer = Layer.unwrap(Effect.gen(function*() {
   const url = yield* Config.option(Config.Redacted("DATABASE_URL"))
   const maxConnections = yield* Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10))
+  const pipeline = yield* Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 256 })), "DATABASE_PIPELINE").pipe(
+    Config.withDefault(defaultPipeline)
+  )
   return Option.match(url, {
     onNone: () => layerEmbedded,
-    onSome: (url) => layerServer(Redacted.value(url), { maxConnections })
+    onSome: (url) => layerServer(Redacted.value(url), { maxConnections, pipeline })
   })
 }))
 
