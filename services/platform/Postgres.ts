@@ -2,6 +2,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { DataDir } from "./DataDir.ts"
 import * as EmbeddedPostgres from "./EmbeddedPostgres.ts"
+import * as PgReadsPipelined from "./PgReadsPipelined.ts"
 
 /** Which PostgreSQL the process talks to; only health reports and logs care. */
 export class PostgresBackend extends Context.Service<PostgresBackend, {
@@ -15,24 +16,24 @@ const common = {
 } as const
 
 /**
- * How many statements of different fibers share one pooled connection of a server, written to it
- * together (`DATABASE_PIPELINE`, decision 0031): 1 by default, as a statement waiting on a row lock
- * would hold up those queued behind it; 8 for an HTTP process serving mostly reads.
+ * How many plain reads of different fibers share one pooled connection of a server, written to it
+ * together (`DATABASE_PIPELINE`, decision 0031): 8. Writes, locking reads and transactions have a
+ * connection to themselves whatever the setting (`PgReadsPipelined.ts`); 1 shares nothing.
  */
-export const defaultPipeline = 1
+export const defaultPipeline = 8
 
 /**
- * A real PostgreSQL server at `url`: a pool of `maxConnections`, each shared by up to `pipeline`
- * statements of different fibers, written together; a transaction, stream or LISTEN still has a
- * connection to itself.
+ * A real PostgreSQL server at `url`: `maxConnections` for statements that may write or lock (one
+ * statement each), and up to half as many more opened as plain reads need them, each shared by up
+ * to `pipeline` reads.
  */
 export const layerServer = (url: string, options: { readonly maxConnections?: number; readonly pipeline?: number } = {}) =>
   Layer.merge(
-    PgClient.layer({
+    PgReadsPipelined.layer({
       ...common,
       url: Redacted.make(url),
       maxConnections: options.maxConnections ?? 10,
-      ...((options.pipeline ?? defaultPipeline) > 1 ? { multiplex: true, multiplexConcurrency: options.pipeline ?? defaultPipeline } : {})
+      pipeline: options.pipeline ?? defaultPipeline
     }),
     Layer.succeed(PostgresBackend, PostgresBackend.of({ kind: "postgres", target: describeUrl(url) }))
   )

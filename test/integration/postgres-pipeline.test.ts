@@ -2,7 +2,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Deferred, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { freePort } from "../../bench/processes.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
@@ -36,15 +36,50 @@ const transactionBeside = Effect.gen(function*() {
   return { inside, beside, after: yield* count }
 })
 
+/**
+ * A row locked by a transaction that commits only once eight reads have answered, and beside it a
+ * write of the same row waiting for that lock: the reads must not queue behind the waiting write.
+ */
+const readsBesideALockWait = Effect.gen(function*() {
+  const sql = yield* SqlClient
+  yield* sql`CREATE TABLE locked (id int PRIMARY KEY, n int)`
+  yield* sql`INSERT INTO locked VALUES (1, 0)`
+  const locked = yield* Deferred.make<void>()
+  const readsDone = yield* Deferred.make<void>()
+  const holder = yield* sql.withTransaction(
+    sql`UPDATE locked SET n = n + 1 WHERE id = 1`.pipe(
+      Effect.andThen(Deferred.succeed(locked, undefined)),
+      Effect.andThen(Deferred.await(readsDone).pipe(Effect.timeout("10 seconds")))
+    )
+  ).pipe(Effect.forkChild)
+  yield* Deferred.await(locked)
+  const waiting = yield* sql`UPDATE locked SET n = n + 10 WHERE id = 1`.pipe(Effect.forkChild)
+  yield* Effect.sleep(100)
+  const reads = yield* eightAtOnce
+  yield* Deferred.succeed(readsDone, undefined)
+  yield* Fiber.join(holder)
+  yield* Fiber.join(waiting)
+  const [row] = yield* sql<{ n: number }>`SELECT n FROM locked WHERE id = 1`
+  return { reads, n: row!.n }
+})
+
 describe("DATABASE_PIPELINE (decision 0031)", () => {
-  it.live("1 (the default): statements at once each take a connection; 8: they share one, each answered its own, and a transaction keeps its own", () =>
+  it.live("8 (the default): reads at once share one connection, each answered its own; 1: each takes its own; a transaction keeps its own", () =>
     Effect.gen(function*() {
-      const apart = yield* eightAtOnce.pipe(Effect.provide(pool(Postgres.defaultPipeline)))
+      const apart = yield* eightAtOnce.pipe(Effect.provide(pool(1)))
       assert.deepStrictEqual(apart, { backends: 8, answers: [0, 1, 2, 3, 4, 5, 6, 7] })
 
-      const [shared, transaction] = yield* Effect.all([eightAtOnce, transactionBeside]).pipe(Effect.provide(pool(8)))
+      const [shared, transaction] = yield* Effect.all([eightAtOnce, transactionBeside]).pipe(Effect.provide(pool(Postgres.defaultPipeline)))
       assert.deepStrictEqual(shared, { backends: 1, answers: [0, 1, 2, 3, 4, 5, 6, 7] })
       assert.deepStrictEqual(transaction, { inside: 1, beside: 0, after: 1 })
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a write waiting on a row lock holds up no read: the lock's holder waits for eight reads, and they answer", () =>
+    Effect.gen(function*() {
+      const { reads, n } = yield* readsBesideALockWait.pipe(Effect.provide(pool(Postgres.defaultPipeline)))
+      assert.deepStrictEqual(reads.answers, [0, 1, 2, 3, 4, 5, 6, 7])
+      assert.strictEqual(reads.backends, 1, "the reads shared one connection")
+      assert.strictEqual(n, 11, "both writes, the waiting one after the holder's commit")
     }).pipe(Effect.scoped), 60_000)
 
   it("a value out of range stops the start with one line naming it", async () => {
