@@ -55,8 +55,12 @@ interface Counter {
   added: number
   /** Rows before this index have left it. */
   head: number
-  /** Each reporter in the window: its rows there, and the network and time of its latest. */
-  readonly reporters: Map<string, { n: number; at: number; network: string }>
+  /**
+   * Each reporter in the window: the position (`Sliding.base` + index) of its latest row there, a
+   * small integer kept in the map's own storage (no object and no boxed number per reporter). Rows
+   * enter and leave in time order, so the reporter leaves with that row.
+   */
+  readonly reporters: Map<string, number>
   /** Reporters by network. */
   readonly networks: Map<string, number>
   reporterCount: number
@@ -69,6 +73,8 @@ interface Counter {
  */
 class Sliding {
   private rows: Array<WindowRow> = []
+  /** The position of `rows[0]`: rows dropped from the front move it on. */
+  private base = 0
   private readonly counters: Array<Counter>
   private readonly perNetwork: number
 
@@ -81,6 +87,21 @@ class Sliding {
    * Adds a row in time order, unless it is no later than the last `advance`'s `now` and older than a
    * row already counted (false: the counts would need it in the past; the caller counts again).
    */
+  /** Whether a row of the same reporter and time is here (one report per reporter, source and fixed window, so per time). */
+  has(row: WindowRow): boolean {
+    let lo = 0
+    let hi = this.rows.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (this.rows[mid]!.at < row.at) lo = mid + 1
+      else hi = mid
+    }
+    for (let i = lo; i < this.rows.length && this.rows[i]!.at === row.at; i++) {
+      if (this.rows[i]!.reporter === row.reporter) return true
+    }
+    return false
+  }
+
   insert(row: WindowRow): boolean {
     let at = this.rows.length
     while (at > 0 && this.rows[at - 1]!.at > row.at) at--
@@ -99,42 +120,38 @@ class Sliding {
     c.counted += Math.min(after, this.perNetwork) - Math.min(before, this.perNetwork)
   }
 
-  /** Moves every window to `now` (never earlier than the last `now`); `left` sees each row leaving the whole window. */
-  advance(now: number, left?: (row: WindowRow) => void) {
+  /** Moves every window to `now` (never earlier than the last `now`). */
+  advance(now: number) {
     for (const c of this.counters) {
+      // Rows enter in time order: the one entering is its reporter's latest.
       while (c.added < this.rows.length && this.rows[c.added]!.at <= now) {
-        const row = this.rows[c.added++]!
-        const seen = c.reporters.get(row.reporter)
-        if (seen === undefined) {
-          c.reporters.set(row.reporter, { n: 1, at: row.at, network: row.network })
-          this.network(c, row.network, 1)
-        } else {
-          seen.n++
-          if (row.at >= seen.at) {
-            if (seen.network !== row.network) {
-              this.network(c, seen.network, -1)
-              this.network(c, row.network, 1)
-            }
-            seen.at = row.at
-            seen.network = row.network
+        const row = this.rows[c.added]!
+        const latest = c.reporters.get(row.reporter)
+        if (latest === undefined) this.network(c, row.network, 1)
+        else {
+          const before = this.rows[latest - this.base]!.network
+          if (before !== row.network) {
+            this.network(c, before, -1)
+            this.network(c, row.network, 1)
           }
         }
+        c.reporters.set(row.reporter, this.base + c.added++)
       }
-      // A reporter's rows leave oldest first: while one is left in the window, its latest is.
+      // A reporter's rows leave oldest first: it leaves the window with its latest.
       while (c.head < c.added && this.rows[c.head]!.at <= now - c.length) {
-        const row = this.rows[c.head++]!
-        if (c === this.counters[0]) left?.(row)
-        const seen = c.reporters.get(row.reporter)!
-        if (--seen.n === 0) {
+        const row = this.rows[c.head]!
+        if (c.reporters.get(row.reporter) === this.base + c.head) {
           c.reporters.delete(row.reporter)
-          this.network(c, seen.network, -1)
+          this.network(c, row.network, -1)
         }
+        c.head++
       }
     }
     // The whole window's head is the lowest: rows before it have left every window.
     const gone = this.counters[0]!.head
     if (gone > 1024 && gone * 2 > this.rows.length) {
       this.rows = this.rows.slice(gone)
+      this.base += gone
       for (const c of this.counters) {
         c.added -= gone
         c.head -= gone
@@ -165,8 +182,6 @@ interface Kept {
   readonly all: Sliding
   readonly components: Map<string, Sliding>
   readonly regions: Map<string, Sliding>
-  /** Each row's identity (`reporter|at`: one report per reporter, source and fixed window, so per time). */
-  readonly keys: Set<string>
   /** The `now` of the last read: every row created up to it and committed by then is here, but late ones of another process. */
   readTo: number
   /** The `now` of the last read that reached back `slackMs` (or read whole): every row up to it, less the slack, is here. */
@@ -189,7 +204,6 @@ export interface WindowRead {
 }
 
 const noRows = (): Array<WindowRow> => []
-const identity = (row: WindowRow) => `${row.reporter}|${row.at}`
 const byTime = (a: WindowRow, b: WindowRow) => a.at - b.at
 
 /** `scope`'s entry in `scopes`, made when new. */
@@ -244,12 +258,9 @@ export const makeWindows = (p: CrowdParameters, o: WindowOptions) => {
 
   /** A kept window of `rows` (in any order), read whole at `now`. */
   const keep = (rows: ReadonlyArray<WindowRow>, now: number, readWholeAt: number): Kept => {
-    const entry: Kept = { all: sliding(), components: new Map(), regions: new Map(), keys: new Set(), readTo: now, slackReadAt: now, readWholeAt }
+    const entry: Kept = { all: sliding(), components: new Map(), regions: new Map(), readTo: now, slackReadAt: now, readWholeAt }
     for (const row of rows.toSorted(byTime)) {
-      const key = identity(row)
-      if (entry.keys.has(key)) continue
-      entry.keys.add(key)
-      place(entry, row)
+      if (!entry.all.has(row)) place(entry, row)
     }
     return entry
   }
@@ -264,13 +275,9 @@ export const makeWindows = (p: CrowdParameters, o: WindowOptions) => {
 
   /** Adds the rows `entry` does not have; one before rows already counted (another process's, late) makes it again. */
   const merge = (id: string, entry: Kept, rows: ReadonlyArray<WindowRow>): Kept => {
-    const fresh = rows.filter((row) => !entry.keys.has(identity(row)))
-    for (const [i, row] of fresh.entries()) {
-      if (place(entry, row)) {
-        entry.keys.add(identity(row))
-        continue
-      }
-      const rebuilt = keep([...entry.all.inWindow(), ...fresh.slice(i)], entry.readTo, entry.readWholeAt)
+    for (const [i, row] of rows.entries()) {
+      if (entry.all.has(row) || place(entry, row)) continue
+      const rebuilt = keep([...entry.all.inWindow(), ...rows.slice(i)], entry.readTo, entry.readWholeAt)
       rebuilt.slackReadAt = entry.slackReadAt
       kept.set(id, rebuilt)
       return rebuilt
@@ -280,7 +287,7 @@ export const makeWindows = (p: CrowdParameters, o: WindowOptions) => {
 
   /** Moves `entry`'s windows to `now`, forgetting rows and scopes that left the window. */
   const advance = (entry: Kept, now: number) => {
-    entry.all.advance(now, (row) => entry.keys.delete(identity(row)))
+    entry.all.advance(now)
     for (const scopes of [entry.components, entry.regions]) {
       for (const [scope, counts] of scopes) {
         counts.advance(now)
