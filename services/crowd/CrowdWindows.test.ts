@@ -143,4 +143,23 @@ describe("CrowdWindows", () => {
     expect(windows.plan(["a"], t + 13 * second).since).toEqual([{ id: "a", from: t + 5 * second, slack: true }])
     expect(windows.plan(["a"], t + 61 * second).whole).toEqual(["a"])
   })
+
+  it("a reporter leaves every window at once when a read comes after all have passed its latest row, and counts once in each again with a new one", () => {
+    const windows = makeWindows(p, { slackMs: 5 * second, slackEveryMs: 3 * second, refreshMs: 3_600 * second, maxSources: 100 })
+    const t = 1_700_000_000_000
+    const minute = 60 * second
+    const at = (now: number, rows: ReadonlyArray<WindowRow>) => {
+      const read = windows.plan(["a"], now)
+      return counts(windows.apply(read, new Map([["a", rows]]), now).get("a")!).all
+    }
+    const reporters = (c: ReturnType<typeof at>) => [c.networks.reporters, ...c.recent.map((r) => r.reporters)]
+    expect(reporters(at(t, [row(t - 1000, "x"), row(t - 500, "y")]))).toEqual([2, 2, 2, 2, 2])
+    // x again from another network: still one reporter, in the network of its latest report.
+    const moved = at(t + 30 * second, [{ at: t + 20 * second, reporter: "x", network: "elsewhere", componentId: null, region: null }])
+    expect(reporters(moved)).toEqual([2, 2, 2, 2, 2])
+    expect(moved.networks.networks).toBe(2)
+    // 11 minutes on, in one step: every window has passed both reporters' rows.
+    expect(reporters(at(t + 11 * minute, []))).toEqual([0, 0, 0, 0, 0])
+    expect(reporters(at(t + 11 * minute + second, [row(t + 11 * minute, "x")]))).toEqual([1, 1, 1, 1, 1])
+  })
 })

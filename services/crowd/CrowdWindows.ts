@@ -83,10 +83,6 @@ class Sliding {
     this.counters = lengths.map((length) => ({ length, added: 0, head: 0, reporters: new Map(), networks: new Map(), reporterCount: 0, counted: 0 }))
   }
 
-  /**
-   * Adds a row in time order, unless it is no later than the last `advance`'s `now` and older than a
-   * row already counted (false: the counts would need it in the past; the caller counts again).
-   */
   /** Whether a row of the same reporter and time is here (one report per reporter, source and fixed window, so per time). */
   has(row: WindowRow): boolean {
     let lo = 0
@@ -102,6 +98,10 @@ class Sliding {
     return false
   }
 
+  /**
+   * Adds a row in time order, unless it is no later than the last `advance`'s `now` and older than a
+   * row already counted (false: the counts would need it in the past; the caller counts again).
+   */
   insert(row: WindowRow): boolean {
     let at = this.rows.length
     while (at > 0 && this.rows[at - 1]!.at > row.at) at--
