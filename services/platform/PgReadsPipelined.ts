@@ -51,17 +51,32 @@ const rowsOf = (result: Effect.Effect<PgConnection.Result, SqlError>, transformR
   Effect.map(result, (r) => transformRows === undefined ? r.rows : transformRows(r.rows as ReadonlyArray<object>))
 
 /** A session as `SqlClient` drives it. */
-const connectionOf = (c: PgConnection.PgConnection): Connection => ({
-  execute: (sql, params, transformRows) => rowsOf(c.query(sql, params), transformRows),
-  executeRaw: (sql, params) => c.query(sql, params),
-  executeValues: (sql, params) => c.queryValues(sql, params),
-  executeValuesUnprepared: (sql, params) => c.queryValues(sql, params, false),
-  executeUnprepared: (sql, params, transformRows) => rowsOf(c.query(sql, params, false), transformRows),
-  executeStream: (sql, params, transformRows) => {
-    const rows = c.stream(sql, params)
+class Session implements Connection {
+  private readonly c: PgConnection.PgConnection
+  constructor(c: PgConnection.PgConnection) {
+    this.c = c
+  }
+  execute(sql: string, params: ReadonlyArray<unknown>, transformRows: Rows | undefined) {
+    return rowsOf(this.c.query(sql, params), transformRows)
+  }
+  executeRaw(sql: string, params: ReadonlyArray<unknown>) {
+    return this.c.query(sql, params)
+  }
+  executeValues(sql: string, params: ReadonlyArray<unknown>) {
+    return this.c.queryValues(sql, params)
+  }
+  executeValuesUnprepared(sql: string, params: ReadonlyArray<unknown>) {
+    return this.c.queryValues(sql, params, false)
+  }
+  executeUnprepared(sql: string, params: ReadonlyArray<unknown>, transformRows: Rows | undefined) {
+    return rowsOf(this.c.query(sql, params, false), transformRows)
+  }
+  executeStream(sql: string, params: ReadonlyArray<unknown>, transformRows: Rows | undefined) {
+    const rows = this.c.stream(sql, params)
     return transformRows === undefined ? rows : Stream.mapArray(rows, (chunk) => transformRows(chunk as ReadonlyArray<object>) as typeof chunk)
   }
-})
+}
+const connectionOf = (c: PgConnection.PgConnection): Connection => new Session(c)
 
 /** PostgreSQL answers `ROLLBACK` to a `COMMIT` of an aborted transaction. */
 const commit = (conn: Connection) =>
@@ -96,13 +111,15 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     })
     : undefined
   const poolOf = (sql: string) => shared !== undefined && onlyReadsRemembered(sql) ? shared : exclusive
-  // What a statement outside a transaction runs on: the pool its text calls for, for that statement only.
+  /** `f` on a session of the pool `sql` calls for, lent for that statement only. */
+  const lend = <A>(sql: string, f: (c: Connection) => Effect.Effect<A, SqlError>) => poolOf(sql).use((c) => f(connectionOf(c)))
+  // What a statement outside a transaction runs on.
   const borrowed: Connection = {
-    execute: (sql, params, transformRows) => poolOf(sql).use((c) => rowsOf(c.query(sql, params), transformRows)),
-    executeRaw: (sql, params) => poolOf(sql).use((c) => c.query(sql, params)),
-    executeValues: (sql, params) => poolOf(sql).use((c) => c.queryValues(sql, params)),
-    executeValuesUnprepared: (sql, params) => poolOf(sql).use((c) => c.queryValues(sql, params, false)),
-    executeUnprepared: (sql, params, transformRows) => poolOf(sql).use((c) => rowsOf(c.query(sql, params, false), transformRows)),
+    execute: (sql, params, transformRows) => lend(sql, (c) => c.execute(sql, params, transformRows)),
+    executeRaw: (sql, params) => lend(sql, (c) => c.executeRaw(sql, params)),
+    executeValues: (sql, params) => lend(sql, (c) => c.executeValues(sql, params)),
+    executeValuesUnprepared: (sql, params) => lend(sql, (c) => c.executeValuesUnprepared(sql, params)),
+    executeUnprepared: (sql, params, transformRows) => lend(sql, (c) => c.executeUnprepared(sql, params, transformRows)),
     executeStream: (sql, params, transformRows) =>
       Stream.unwrap(Effect.map(exclusive.get, (c) => connectionOf(c).executeStream(sql, params, transformRows)))
   }
