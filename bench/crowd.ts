@@ -616,7 +616,8 @@ rl.once("line", (line) => {
     if (finished) return
     finished = true
     // Exit once the line is written: a pipe takes a large write in pieces.
-    const line = JSON.stringify({ total, sent, done, measured, errors, errorCodes, statuses, latencies, scheduledAt, originEpochMs: performance.timeOrigin + start, sendSpanMs: sentAt - start, spanMs: lastEnd - (start + (measuredFrom * 1000) / rate) })
+    const cpu = process.cpuUsage()
+    const line = JSON.stringify({ total, sent, done, measured, errors, errorCodes, statuses, latencies, scheduledAt, originEpochMs: performance.timeOrigin + start, sendSpanMs: sentAt - start, spanMs: lastEnd - (start + (measuredFrom * 1000) / rate), cpuS: (cpu.user + cpu.system) / 1e6 })
     process.stdout.write(line + "\\n", () => process.exit(0))
   }
   let sentAt = start
@@ -714,7 +715,7 @@ export const runIngest = Effect.fn("bench.crowd.ingest")(function*(o: IngestOpti
   })
   if (target.servers === "this process") gcObserver.observe({ entryTypes: ["gc"] })
   const out = yield* Effect.promise(() =>
-    new Promise<{ total: number; sent: number; done: number; measured: number; errors: number; errorCodes: Record<string, number>; statuses: Record<string, number>; latencies: Array<number>; scheduledAt: Array<number>; originEpochMs: number; sendSpanMs: number; spanMs: number }>((resolve, reject) => {
+    new Promise<{ total: number; sent: number; done: number; measured: number; errors: number; errorCodes: Record<string, number>; statuses: Record<string, number>; latencies: Array<number>; scheduledAt: Array<number>; originEpochMs: number; sendSpanMs: number; spanMs: number; cpuS: number }>((resolve, reject) => {
       const child = spawn(process.execPath, ["--input-type=module", "-e", loadScript], { stdio: ["pipe", "pipe", "inherit"] })
       createInterface({ input: child.stdout! }).once("line", (line) => resolve(JSON.parse(line)))
       child.on("error", reject)
@@ -773,6 +774,8 @@ export const runIngest = Effect.fn("bench.crowd.ingest")(function*(o: IngestOpti
     signals_opened: opened!.n,
     servers: target.servers,
     server_cpu_s: round(cpuS, 1),
+    /** The load process's CPU (its start, the warm-up and the window), apart from the server's: they share the machine's cores. */
+    load_cpu_s: round(out.cpuS, 1),
     peak_rss_mb: target.peakRssMb()
   }
 })

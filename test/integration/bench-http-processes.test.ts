@@ -13,6 +13,7 @@ interface IngestLine {
   readonly accepted_202: number
   readonly rows_stored: number
   readonly server_cpu_s: number
+  readonly load_cpu_s: number
   readonly latency_slices: { readonly slices: number; readonly over_limit: number; readonly worst: ReadonlyArray<{ readonly p99_ms: number }> }
   readonly major_gcs?: { readonly count: number; readonly over_limit_near: number; readonly over_limit: number; readonly all: number }
 }
@@ -48,6 +49,7 @@ describe("statusgrid bench crowd --only ingest", () => {
       assert.strictEqual(line.ingest.accepted_202, 300)
       assert.strictEqual(line.ingest.rows_stored, 300)
       assert.isAbove(line.ingest.server_cpu_s, 0)
+      assert.isAbove(line.ingest.load_cpu_s, 0)
       // 2 s measured: 8 quarter seconds; the other processes' collections are not this process's to count.
       assert.strictEqual(line.ingest.latency_slices.slices, 8)
       assert.isUndefined(line.ingest.major_gcs)
