@@ -1,9 +1,8 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
 import { createRequire } from "node:module"
-import { createServer } from "node:http"
+import { directServerLayer } from "../services/api/DirectRequests.ts"
 import { ApiRoutes, listenBacklog, routerConfig } from "../services/api/ApiHttp.ts"
 import { TrustedProxiesLive } from "../services/api/TrustedProxies.ts"
 import { TracingLive } from "../services/platform/Tracing.ts"
@@ -152,7 +151,7 @@ export const apiBenchSeeding = Layer.mergeAll(Organizations.layer, ApiKeys.layer
  * client's address behind `TRUSTED_PROXIES` as `statusgrid http` takes it (none unless set: `--via-proxy`).
  */
 export const apiBenchServer = HttpRouter.serve(Layer.mergeAll(ApiRoutes, TrustedProxiesLive), { disableListenLog: true, disableLogger: true, routerConfig }).pipe(
-  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1", backlog: listenBacklog })),
+  Layer.provideMerge(directServerLayer({ port: 0, host: "127.0.0.1", backlog: listenBacklog })),
   // The API publishes manual custom-source changes through the process's Publisher.
   Layer.provide(Publisher.layer),
   // Traced as a serving process is (services/cli/serve.ts): spans only when OTLP is configured.

@@ -1,14 +1,14 @@
-import { ByteSize, Cause, Effect, Layer, SchemaIssue } from "effect"
+import { ByteSize, Cause, Effect, Layer } from "effect"
 import type { unhandled } from "effect/Types"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiError } from "effect/http-api"
 import { Api } from "../domain/api/Api.ts"
-import { ApiErrors, type ErrorBody, InternalError, InvalidParameter, PayloadTooLarge, type UnsupportedMediaType } from "../domain/api/Errors.ts"
-import { maxFilterKeys, maxLimit, maxSearchLength } from "../domain/api/Sources.ts"
-import { CategoryId } from "../domain/Source.ts"
+import { ApiErrors, type ErrorBody, type InternalError, type InvalidParameter, PayloadTooLarge, type UnsupportedMediaType } from "../domain/api/Errors.ts"
+import { internalError, invalidParameter } from "./ApiErrorValues.ts"
 import { ApiKeys } from "../orgs/ApiKeys.ts"
 import { SecretBox } from "../platform/SecretBox.ts"
 import { CrowdHttp } from "./Crowd/http.ts"
+import { CrowdIngestLive } from "./Crowd/ingest.ts"
 import { CustomSourcesHttp } from "./CustomSources/http.ts"
 import { AlertsHttp } from "./Alerts/http.ts"
 import { LiveRoutes } from "./LiveStream.ts"
@@ -32,50 +32,10 @@ export const openapiPath = "/api/v1/openapi.json"
 export const maxBodyBytes = 512 * 1024
 const maxBodySize = ByteSize.bytes(maxBodyBytes)
 
-/**
- * What each query parameter must be, said once for every endpoint that takes it.
- * A Map, not an object literal: a body field may be named `constructor` or `__proto__`.
- */
-const expectations: ReadonlyMap<string, string> = new Map([
-  ["category", `category must be given once, as one of ${CategoryId.literals.join(", ")}`],
-  ["limit", `limit must be given once, as an integer from 1 to ${maxLimit}`],
-  ["search", `search must be given once, as text of at most ${maxSearchLength} characters without NUL`],
-  ["filter", `filter must be given once, as a comma-separated list of 1 to ${maxFilterKeys} source keys`],
-  ["cursor", "cursor must be given once, as the next_cursor of a previous page"],
-  ["window", "window must be given once, as 24h or 90d"]
-])
-/** Parameters whose schema says which part is wrong, worth adding to the message. */
-const detailed = new Set(["filter"])
-
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
-
-const segment = (s: PropertyKey | { readonly key: PropertyKey }): string =>
-  String(typeof s === "object" && s !== null ? s.key : s)
-
-/** A request that failed decoding, as the parameter it names and why. */
-const invalidParameter = (error: HttpApiError.HttpApiSchemaError): InvalidParameter => {
-  const [issue] = formatIssues(error.cause.issue).issues
-  const path = issue?.path ?? []
-  // A body field is named by its whole path (`settings.webhook_url`, `headers.X-Token`); a query or path parameter by its name.
-  const field = path.length === 0
-    ? error.kind.toLowerCase()
-    : error.kind === "Payload" ? path.map(segment).join(".") : segment(path[0]!)
-  // Only query parameters have a set sentence; a body field of the same name is described by its issue.
-  const expected = error.kind === "Payload" ? undefined : expectations.get(field)
-  const message = expected === undefined
-    ? `${field} is invalid${issue === undefined ? "" : `: ${issue.message}`}`
-    : detailed.has(field) && issue !== undefined
-    ? `${expected}; ${issue.message}`
-    : expected
-  return new InvalidParameter({ field, message })
-}
-
 /** Reading a body past MaxBodySize fails the request with this (a defect, as the body stream broke). */
 const isBodyTooLarge = (defect: unknown): boolean =>
   HttpServerError.isHttpServerError(defect) && defect.reason._tag === "RequestParseError" &&
   (defect.reason.reason === "BodyTooLarge" || String(defect.reason.cause).includes("maxBytes exceeded"))
-
-const internalError = () => new InternalError({ message: "internal error; it has been logged" })
 
 /**
  * Server side of `ApiErrors`: a body that is not JSON or holds a NUL is
@@ -169,6 +129,7 @@ const groups = Layer.mergeAll(
 export const ApiRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath }).pipe(Layer.provide(groups)),
   UnknownPath,
+  CrowdIngestLive,
   ShortLinkRoutes,
   LiveRoutes
 )

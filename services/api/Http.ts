@@ -1,7 +1,6 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { Config, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
-import { createServer } from "node:http"
+import { directServerLayer } from "./DirectRequests.ts"
 import * as Path from "node:path"
 import { Bus } from "../platform/Bus.ts"
 import { ClickHouse } from "../platform/ClickHouse.ts"
@@ -146,7 +145,7 @@ export const serverLayerWith = <E = never, R = never>(
       announce(host, options.announce),
       options.alongside ?? Layer.empty
     )).pipe(
-      Layer.provide(NodeHttpServer.layer(createServer, { port, host, backlog: listenBacklog, ...(reusePort ? { reusePort } : {}) }))
+      Layer.provide(directServerLayer({ port, host, backlog: listenBacklog, ...(reusePort ? { reusePort } : {}) }))
     )
   }))
 

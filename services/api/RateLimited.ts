@@ -6,10 +6,14 @@ import type { ErrorBody } from "../domain/api/Errors.ts"
  * whichever limit said no (an API key's requests, a live stream's, an address's crowd reports).
  */
 export const rateLimitedResponse = (message: string, retryAfterS: number) =>
-  HttpServerResponse.jsonUnsafe(
-    { code: "rate_limited", message, retry_after_s: retryAfterS } satisfies ErrorBody & { retry_after_s: number },
-    { status: 429, headers: { "retry-after": String(retryAfterS) } }
-  )
+  HttpServerResponse.jsonUnsafe(rateLimitedBody(message, retryAfterS), { status: 429, headers: { "retry-after": String(retryAfterS) } })
+
+/** The 429's body. */
+export const rateLimitedBody = (message: string, retryAfterS: number): ErrorBody & { readonly retry_after_s: number } => ({
+  code: "rate_limited",
+  message,
+  retry_after_s: retryAfterS
+})
 
 /** The message of a key's limit, the same in every answer. */
 export const keyLimitMessage = (retryAfterS: number) => `too many requests for this API key; retry after ${retryAfterS} s`

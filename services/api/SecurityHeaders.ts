@@ -75,24 +75,34 @@ const strictTransportSecurity = "max-age=15552000"
  * `frame-ancestors 'none'`) unless the answer's own CSP lists where it may be framed (see
  * `frameAncestorsHeader`); a CSP for answers that set none (pages set theirs with their nonce);
  * `Cache-Control: no-store` for answers that set no caching of their own: API answers carry keys,
- * tokens and secrets, and pages show live data; HSTS when `PUBLIC_URL` is https.
+ * tokens and secrets, and pages show live data; HSTS when `PUBLIC_URL` is https. `own` are the
+ * answer's own headers.
  */
-export const withSecurityHeaders = (https: boolean) => (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
+export const securityHeadersFor = (https: boolean, own: { readonly [name: string]: string | undefined }): Record<string, string> => {
   const headers: Record<string, string> = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "same-origin"
   }
-  const policy = response.headers["content-security-policy"]
+  const policy = own["content-security-policy"]
   if (policy === undefined) headers["content-security-policy"] = otherContentSecurityPolicy
   if (policy === undefined || !allowsFraming(policy)) headers["x-frame-options"] = "DENY"
-  if (response.headers["cache-control"] === undefined) headers["cache-control"] = "no-store"
+  if (own["cache-control"] === undefined) headers["cache-control"] = "no-store"
   if (https) headers["strict-transport-security"] = strictTransportSecurity
-  return HttpServerResponse.setHeaders(response, headers)
+  return headers
 }
+
+/** `securityHeadersFor` on a route's answer. */
+export const withSecurityHeaders = (https: boolean) => (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.setHeaders(response, securityHeadersFor(https, response.headers))
+
+/** Whether `PUBLIC_URL` is https (then every answer carries HSTS). */
+export const PublicHttps = Config.String("PUBLIC_URL").pipe(
+  Config.withDefault("http://localhost:8080"),
+  Config.map((url) => url.toLowerCase().startsWith("https:"))
+)
 
 /** `withSecurityHeaders` on every route's answer (a global middleware of the one server). */
 export const SecurityHeadersLive = Layer.unwrap(Effect.gen(function*() {
-  const publicUrl = yield* Config.String("PUBLIC_URL").pipe(Config.withDefault("http://localhost:8080"))
-  const add = withSecurityHeaders(publicUrl.toLowerCase().startsWith("https:"))
+  const add = withSecurityHeaders(yield* PublicHttps)
   return HttpRouter.middleware((httpEffect) => Effect.map(httpEffect, add), { global: true })
 }))

@@ -1,10 +1,11 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
-import { createServer } from "node:http"
+import { directServerLayer } from "../../services/api/DirectRequests.ts"
 import { ApiRoutes, routerConfig } from "../../services/api/ApiHttp.ts"
+import { RequestMetricsLive } from "../../services/api/RequestMetrics.ts"
+import { SecurityHeadersLive } from "../../services/api/SecurityHeaders.ts"
 import type { PlanId, Role } from "../../services/domain/Organization.ts"
 import { ApiKeys } from "../../services/orgs/ApiKeys.ts"
 import { Organizations } from "../../services/orgs/Organizations.ts"
@@ -16,6 +17,7 @@ import * as Migrations from "../../services/platform/Migrations.ts"
 import * as Postgres from "../../services/platform/Postgres.ts"
 import { Publisher } from "../../services/platform/Publisher.ts"
 import { SecretBox } from "../../services/platform/SecretBox.ts"
+import { TracingLive } from "../../services/platform/Tracing.ts"
 import { freshDatabase, tempDir, withConfig } from "./stores.ts"
 
 /** Where the API under test listens. */
@@ -50,18 +52,20 @@ export const apiServer = (config: Record<string, string> = {}, bus: Layer.Layer<
   const base = apiBaseLayer
   const migrated = Layer.effectDiscard(Migrations.migratePostgres())
   return Layer.mergeAll(
-    HttpRouter.serve(ApiRoutes, { disableListenLog: true, disableLogger: true, routerConfig }),
+    HttpRouter.serve(Layer.mergeAll(ApiRoutes, RequestMetricsLive, SecurityHeadersLive), { disableListenLog: true, disableLogger: true, routerConfig }),
     base,
     Organizations.layer,
     ApiKeys.layer.pipe(Layer.provide(SecretBox.layer))
   ).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(directServerLayer({ port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(migrated),
     Layer.provideMerge(Layer.unwrap(Effect.map(freshDatabase, (url) => Postgres.layerServer(url, { maxConnections: 8 })))),
     // The process's one LiveHub, built before the server so that the routes use this instance.
     Layer.provideMerge(LiveHub.layer),
     Layer.provideMerge(apiPublisher.pipe(Layer.provideMerge(bus))),
     Layer.provideMerge(apiClickHouse),
+    // Traced as a serving process is (services/cli/serve.ts): spans only when OTLP is configured.
+    Layer.provide(TracingLive),
     Layer.provide(withConfig({ DATA_DIR: "/tmp/statusgrid-api-test", MONITOR_ALLOW_PRIVATE: "true", ...config }))
   )
 }

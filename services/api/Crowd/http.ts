@@ -30,21 +30,22 @@ export const crowdReportsLayer = CrowdReports.layer.pipe(Layer.provide(SecretBox
 /** 429 with Retry-After and the API's error body, as the API key limiter answers. */
 const tooMany = (error: RateLimited) => rateLimitedResponse(error.message, error.retry_after_s)
 
+/** The signed-in person of a request's session cookie (its `Cookie` header), if any; an ended session reports anonymously. */
+export const reporterOf = (sessions: Sessions["Service"]) => (cookie: string | undefined) => {
+  const token = sessionTokenFrom(cookie)
+  return token === undefined
+    ? Effect.succeed(undefined)
+    : sessions.resolve(token).pipe(Effect.map((s) => s.user_id), Effect.orElseSucceed(() => undefined))
+}
+
 /** Handlers of the `crowd` group: reports and the score of catalog sources (public; a portal session makes the person the reporter). */
 export const CrowdHttpNoDeps = HttpApiBuilder.group(
   Api,
   "crowd",
   Effect.fn(function*(handlers) {
     const crowd = yield* CrowdReports
-    const sessions = yield* Sessions
 
-    /** The signed-in person of the request's session cookie, if any; an ended session reports anonymously. */
-    const userOf = (request: HttpServerRequest.HttpServerRequest) => {
-      const token = sessionTokenFrom(request.headers["cookie"])
-      return token === undefined
-        ? Effect.succeed(undefined)
-        : sessions.resolve(token).pipe(Effect.map((s) => s.user_id), Effect.orElseSucceed(() => undefined))
-    }
+    const userOf = reporterOf(yield* Sessions)
 
     return handlers.handleAll({
       report: ({ params, payload, request }) =>
@@ -55,7 +56,7 @@ export const CrowdHttpNoDeps = HttpApiBuilder.group(
             componentId: payload.component_id,
             region: payload.region,
             address: peerAddress(request),
-            userId: yield* userOf(request)
+            userId: yield* userOf(request.headers["cookie"])
           })
         }).pipe(Effect.catchTag("RateLimited", (e) => Effect.succeed(tooMany(e)))),
       score: ({ params }) => crowd.score(params.key),
