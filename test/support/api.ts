@@ -23,11 +23,6 @@ import { freshDatabase, tempDir, withConfig } from "./stores.ts"
 /** Where the API under test listens. */
 export class ApiBase extends Context.Service<ApiBase, string>()("test/support/ApiBase") {}
 
-/**
- * The whole `/api/v1` on 127.0.0.1 over a fresh, migrated PostgreSQL
- * database and the in-process bus, with the organization services for
- * setting up tenants. `config` overrides configuration (e.g. rate limits).
- */
 /** `ApiBase` from the test's HTTP server (listening on 127.0.0.1). */
 export const apiBaseLayer = Layer.effect(ApiBase, Effect.gen(function*() {
   const { address } = yield* HttpServer.HttpServer
@@ -48,6 +43,14 @@ export const apiPublisher = Layer.unwrap(
  */
 export const apiClickHouse = Layer.unwrap(Effect.map(tempDir("api-chdb"), (dir) => ClickHouse.layerEmbedded(dir, "statusgrid")))
 
+/**
+ * The whole `/api/v1` on 127.0.0.1 over a fresh, migrated PostgreSQL
+ * database and the in-process bus, with the organization services for
+ * setting up tenants. `config` overrides configuration (e.g. rate limits).
+ * Served as the process serves it (services/api/Http.ts): its security
+ * headers and request metrics, tracing only when OTLP is configured, and
+ * crowd reports answered before the router (decision 0032).
+ */
 export const apiServer = (config: Record<string, string> = {}, bus: Layer.Layer<Bus, unknown> = MemoryBus.layer) => {
   const base = apiBaseLayer
   const migrated = Layer.effectDiscard(Migrations.migratePostgres())

@@ -1,8 +1,9 @@
-import { Cause, Config, Effect, Exit, Layer, References, Result, Schema, SchemaIssue } from "effect"
-import { HttpApiError } from "effect/http-api"
+import { Cause, Config, Context, Effect, Exit, Layer, References, Result, Schema, SchemaIssue } from "effect"
+import { HttpApi, HttpApiError } from "effect/http-api"
 import { IpNetwork, NetAddress } from "effect/net"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { CrowdReports } from "../../crowd/CrowdReports.ts"
+import { Api } from "../../domain/api/Api.ts"
 import { CrowdReportAccepted, CrowdReportCreate } from "../../domain/api/Crowd.ts"
 import { InternalError, InvalidParameter, NotFound, type RateLimited } from "../../domain/api/Errors.ts"
 import { Sessions } from "../../identity/Sessions.ts"
@@ -29,8 +30,8 @@ const encodeInvalid = Schema.encodeSync(Schema.toCodecJson(InvalidParameter))
 const encodeNotFound = Schema.encodeSync(Schema.toCodecJson(NotFound))
 const encodeInternal = Schema.encodeSync(Schema.toCodecJson(InternalError))
 const decodeReport = Schema.decodeUnknownExit(CrowdReportCreate)
-/** As the API decodes every payload (services/domain/api/Api.ts, `PayloadParseOptions`). */
-const parseOptions = { onExcessProperty: "error", errors: "all" } as const
+/** As the API decodes every payload: its `PayloadParseOptions` (services/domain/api/Api.ts). */
+const parseOptions = Context.getOrUndefined(Api.annotations, HttpApi.PayloadParseOptions)
 
 interface Answer {
   readonly status: number
