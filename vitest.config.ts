@@ -5,6 +5,11 @@ export default defineConfig({
     // chDB and PGlite bind one data path per process: every test file runs in its own process.
     pool: "forks",
     isolate: true,
+    // Two files at a time. Vitest's default is one fewer than the cores, one on the 2-core machine the
+    // suite runs on, where a file mostly waits on its servers, processes and browser: one file at a time
+    // left the machine 67-70 % idle (/proc/stat over the integration files). Each file's process has its own
+    // Redis database (test/support/stores.ts) and each suite its own PostgreSQL database.
+    maxWorkers: 2,
     // scrypt at OWASP's cost (N = 2^17) takes ~0.35 s and 128 MiB per hash: users the tests sign up and in
     // (and the servers they start, which inherit the environment) hash at N = 2^12 instead.
     // services/identity/Passwords.test.ts checks the default itself.

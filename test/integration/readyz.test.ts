@@ -35,7 +35,8 @@ describe("/readyz when a store is away", () => {
       yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dataDir, { recursive: true, force: true })))
       const env = childEnv({
         DATABASE_URL: databaseUrl.toString(),
-        REDIS_URL: `redis://127.0.0.1:${redis.port}/9`,
+        // A database of this file's own beside the test process's (test/support/stores.ts): the service reads `sg:events` in a consumer group.
+        REDIS_URL: `redis://127.0.0.1:${redis.port}/${(Number(redisUrl.pathname.slice(1) || "0") + 4) % 16}`,
         DATA_DIR: dataDir,
         PORT: String(yield* Effect.promise(freePort)),
         HOST: "127.0.0.1",

@@ -7,8 +7,13 @@ import * as Path from "node:path"
 
 /** The PostgreSQL 15 server that infra/test starts (trust or password auth). */
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres:postgres@127.0.0.1:5432/postgres"
-/** The Redis 7 server that infra/test starts. */
-export const testRedisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
+/**
+ * The Redis 7 server that infra/test starts, in a database of this test process's own: vitest runs two
+ * files at a time (vitest.config.ts), each in a process numbered 1 or 2 (`VITEST_POOL_ID`), and files
+ * that share a database would read each other's streams and keys. Databases 10-13 are the ones some
+ * tests and the benchmarks name themselves.
+ */
+export const testRedisUrl = process.env.TEST_REDIS_URL ?? `redis://127.0.0.1:6379/${Number(process.env.VITEST_POOL_ID ?? "0") % 8}`
 
 const withDatabase = (url: string, database: string) => {
   const u = new URL(url)
